@@ -1,0 +1,24 @@
+/**
+ * Sentences people read in the room or in 1:1 chat that are not part of a session
+ * report. Kept together so the coordinator speaks with one voice.
+ */
+import type { CommandMisuse } from "./commands.js";
+
+export const wording = {
+  usage: (m: CommandMisuse) => `Usage: ${m.usage}`,
+  notUnderstood: () => `I did not understand that. Say "help" for the commands I know.`,
+  notYetAvailable: (usage: string) => `"${usage.split(" ")[0]}" is not available in this version yet. Say "help" for what works now.`,
+  agentCommandRefused: (nick: string) =>
+    `${nick}: I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,
+  occupantsOnly: () => `Only occupants of the room can do that. Join the room first.`,
+  throttled: (who: string) => `${who}: you are sending too fast; I will ignore your messages for a little while.`,
+  tooLarge: (who: string, bytes: number, limit: number) =>
+    `${who}: your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
+  noSessions: () => "No sessions yet. Start one with: mfr-start <problem>",
+};
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

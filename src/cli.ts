@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { ConfigError } from "./config/errors.js";
+import { describeConfig, loadConfig, type ConfigFlags } from "./config/load.js";
+import type { Config } from "./config/schema.js";
+import { Coordinator } from "./coordinator.js";
+import { createLogger, type Logger } from "./log.js";
+import { AuthenticationError } from "./xmpp/connection.js";
+
+/** Exit codes: 0 done, 1 failed while running, 2 bad configuration or usage. */
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const SHUTDOWN_GRACE_MS = 4500;
+
+const USAGE = `Usage: mfr-coordinator <command> [options]
+
+Commands:
+  start           connect, join the room and run sessions (default)
+  check-config    validate the configuration and print it, secrets masked
+  help            this text
+
+Options:
+  --profile FILE    RDF profile (default config/agents/coordinator.ttl; env MFR_PROFILE)
+  --secrets FILE    secrets JSON (default config/agents/secrets.json; env MFR_SECRETS)
+  --log-level LVL   fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)
+  --pretty          human-readable log lines (default when stdout is a terminal)
+  --version         print the version
+`;
+
+interface CliArgs {
+  command: string;
+  flags: ConfigFlags;
+  pretty: boolean;
+  rest: string[];
+}
+
+function parseCli(argv: string[]): CliArgs {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      profile: { type: "string" },
+      secrets: { type: "string" },
+      "log-level": { type: "string" },
+      pretty: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+      version: { type: "boolean", default: false },
+    },
+  });
+  const command = values.version ? "version" : values.help ? "help" : (positionals[0] ?? "start");
+  return {
+    command,
+    flags: { profile: values.profile, secrets: values.secrets, logLevel: values["log-level"] },
+    pretty: values.pretty || process.stdout.isTTY === true,
+    rest: positionals.slice(1),
+  };
+}
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`mfr-coordinator: ${message}\n`);
+  process.exit(code);
+}
+
+function configOrExit(flags: ConfigFlags): Config {
+  try {
+    return loadConfig(flags, process.env, process.cwd());
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, EXIT_USAGE);
+    throw err;
+  }
+}
+
+async function runStart(config: Config, log: Logger): Promise<void> {
+  const coordinator = new Coordinator({ config, log });
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    // However the server behaves, we are gone within the grace period.
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    void coordinator
+      .stop()
+      .catch((err: unknown) => log.warn({ err }, "error while shutting down"))
+      .finally(() => process.exit(0));
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  // Nothing that arrives over the network may end the process; log and carry on.
+  process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));
+  process.on("uncaughtException", (err) => log.error({ err }, "uncaught exception"));
+
+  log.info({ config: describeConfig(config) }, "starting");
+  try {
+    await coordinator.start();
+  } catch (err) {
+    if (err instanceof AuthenticationError) fail(err.message, EXIT_FAILED);
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  let args: CliArgs;
+  try {
+    args = parseCli(process.argv.slice(2));
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${USAGE}`, EXIT_USAGE);
+  }
+  switch (args.command) {
+    case "help":
+      process.stdout.write(USAGE);
+      return;
+    case "version": {
+      const { readFileSync } = await import("node:fs");
+      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+      process.stdout.write(`${pkg.version}\n`);
+      return;
+    }
+    case "check-config": {
+      const config = configOrExit(args.flags);
+      process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+      return;
+    }
+    case "start": {
+      const config = configOrExit(args.flags);
+      const log = createLogger({ level: config.logLevel, pretty: args.pretty });
+      await runStart(config, log);
+      return;
+    }
+    default:
+      fail(`unknown command "${args.command}"\n\n${USAGE}`, EXIT_USAGE);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`mfr-coordinator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(EXIT_FAILED);
+});

@@ -1,0 +1,166 @@
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, shown } from "./errors.js";
+import { readProfile, type ProfileValues } from "./profile.js";
+import { PROFILE_PROPERTIES } from "./profile-vocab.js";
+import { ConfigSchema, DEFAULTS, type Config } from "./schema.js";
+import { readPassword } from "./secrets.js";
+
+export const DEFAULT_PROFILE = "config/agents/coordinator.ttl";
+export const DEFAULT_SECRETS = "config/agents/secrets.json";
+
+/** Values given on the command line; they win over the environment, which wins over files. */
+export interface ConfigFlags {
+  profile?: string;
+  secrets?: string;
+  logLevel?: string;
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Environment variables that override one profile value each. */
+const ENV_OVERRIDES: ReadonlyArray<{ variable: string; key: string }> = [
+  { variable: "XMPP_SERVICE", key: "service" },
+  { variable: "XMPP_DOMAIN", key: "domain" },
+  { variable: "XMPP_USERNAME", key: "username" },
+  { variable: "MFR_ROOM", key: "room" },
+  { variable: "MFR_LOG_ROOM", key: "logRoom" },
+  { variable: "MFR_NICK", key: "nick" },
+  { variable: "MFR_DATA_DIR", key: "dataDir" },
+];
+
+/** The package root, so that shipped files (shapes) are found wherever the command runs. */
+const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * Builds the one validated Config from flags, environment and files.
+ * Throws ConfigError whose message is a single line naming the source and field.
+ */
+export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): Config {
+  const profilePath = resolve(cwd, flags.profile ?? env.MFR_PROFILE ?? DEFAULT_PROFILE);
+  const profileSource = flags.profile ? "--profile" : env.MFR_PROFILE ? "MFR_PROFILE" : undefined;
+  if (!existsSync(profilePath)) {
+    throw new ConfigError(profileSource ?? profilePath, "profile", `file not found: ${profilePath}`);
+  }
+  const values: ProfileValues = readProfile(profilePath);
+  const sourceOf = new Map<string, string>(Object.keys(values).map((k) => [k, profilePath]));
+
+  for (const { variable, key } of ENV_OVERRIDES) {
+    const value = env[variable];
+    if (value !== undefined && value !== "") {
+      values[key] = value;
+      sourceOf.set(key, variable);
+    }
+  }
+
+  const username = str(values.username);
+  const passwordKey = str(values.passwordKey) ?? username ?? "";
+  let password: string;
+  let secretsPath: string | null = null;
+  if (env.XMPP_PASSWORD) {
+    password = env.XMPP_PASSWORD;
+    sourceOf.set("password", "XMPP_PASSWORD");
+  } else {
+    secretsPath = resolve(cwd, flags.secrets ?? env.MFR_SECRETS ?? DEFAULT_SECRETS);
+    password = readPassword(secretsPath, passwordKey);
+    sourceOf.set("password", secretsPath);
+  }
+
+  const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? DEFAULTS.logLevel;
+  sourceOf.set("logLevel", flags.logLevel ? "--log-level" : env.LOG_LEVEL ? "LOG_LEVEL" : profilePath);
+
+  const candidate = {
+    profilePath,
+    secretsPath,
+    nick: values.nick ?? username,
+    xmpp: {
+      service: values.service,
+      domain: values.domain,
+      username: values.username,
+      password,
+      resource: values.resource ?? DEFAULTS.resource,
+    },
+    room: values.room,
+    logRoom: values.logRoom ?? null,
+    mfr: {
+      shapesPath: resolveShipped(cwd, str(values.shapesPath) ?? DEFAULTS.shapesPath),
+      contributionTimeoutMs: values.contributionTimeoutMs ?? DEFAULTS.contributionTimeoutMs,
+      validationTimeoutMs: values.validationTimeoutMs ?? DEFAULTS.validationTimeoutMs,
+      reasoningTimeoutMs: values.reasoningTimeoutMs ?? DEFAULTS.reasoningTimeoutMs,
+      debateTimeoutMs: values.debateTimeoutMs ?? DEFAULTS.debateTimeoutMs,
+      enableDebate: values.enableDebate ?? DEFAULTS.enableDebate,
+      maxFixRounds: values.maxFixRounds ?? DEFAULTS.maxFixRounds,
+      chairNick: values.chairNick ?? DEFAULTS.chairNick,
+    },
+    limits: {
+      maxStanzaBytes: values.maxStanzaBytes ?? DEFAULTS.maxStanzaBytes,
+      maxInboundBytes: values.maxInboundBytes ?? DEFAULTS.maxInboundBytes,
+      maxTriplesPerContribution: values.maxTriplesPerContribution ?? DEFAULTS.maxTriplesPerContribution,
+      maxLiveSessions: values.maxLiveSessions ?? DEFAULTS.maxLiveSessions,
+      messagesPerMinute: values.messagesPerMinute ?? DEFAULTS.messagesPerMinute,
+    },
+    commandAllowList: values.commandAllowList ?? [],
+    protocolAllowList: values.protocolAllowList ?? [],
+    dataDir: resolve(cwd, str(values.dataDir) ?? DEFAULTS.dataDir),
+    logLevel,
+  };
+
+  const parsed = ConfigSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path ?? [];
+    const key = String(path[path.length - 1] ?? "config");
+    const where = sourceOf.get(key === "password" ? "password" : key) ?? (key in DEFAULTS ? "default" : profilePath);
+    const got = valueAt(candidate, path);
+    const missing = got === undefined || got === null;
+    const field = fieldName(key, where);
+    throw new ConfigError(where, field, `${missing ? "is missing: " : ""}expected ${issue?.message ?? "a valid value"}`, missing || key === "password" ? undefined : shown(got));
+  }
+  if (!existsSync(parsed.data.mfr.shapesPath)) {
+    throw new ConfigError(sourceOf.get("shapesPath") ?? "default", "mfr:shapesPath", `file not found: ${parsed.data.mfr.shapesPath}`);
+  }
+  return parsed.data;
+}
+
+/** Names a field the way its source spells it: the profile property, or the variable itself. */
+function fieldName(key: string, where: string): string {
+  if (/^[A-Z_]+$/.test(where) || where.startsWith("--")) return key;
+  return PROFILE_PROPERTIES.find((p) => p.key === key)?.curie ?? key;
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let node: unknown = root;
+  for (const part of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<PropertyKey, unknown>)[part];
+  }
+  return node;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A relative path is looked up in the working directory first, then in the package. */
+function resolveShipped(cwd: string, path: string): string {
+  if (isAbsolute(path)) return path;
+  const local = resolve(cwd, path);
+  if (existsSync(local) || !PACKAGE_ROOT) return local;
+  return join(PACKAGE_ROOT, path);
+}
+
+function findPackageRoot(start: string): string | undefined {
+  let dir = start;
+  for (;;) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "shapes"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The effective configuration with secrets masked, for `check-config` and the start-up log. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return { ...config, xmpp: { ...config.xmpp, password: "********" } };
+}

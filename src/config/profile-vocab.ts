@@ -1,0 +1,65 @@
+import { AGENT, FOAF, MFR, XMPP_VOCAB } from "../protocol/vocab.js";
+
+/** Where in the profile a property lives: on the agent node, its XMPP account, or its MFR settings. */
+export type ProfileNode = "agent" | "account" | "mfr";
+export type ValueKind = "string" | "integer" | "boolean" | "strings";
+
+export interface ProfileProperty {
+  /** Key in the raw settings read from the profile. */
+  key: string;
+  node: ProfileNode;
+  iri: string;
+  /** Compact name used in messages, e.g. `agent:roomJid`. */
+  curie: string;
+  kind: ValueKind;
+}
+
+function prop(key: string, node: ProfileNode, ns: string, prefix: string, local: string, kind: ValueKind): ProfileProperty {
+  return { key, node, iri: ns + local, curie: `${prefix}:${local}`, kind };
+}
+
+/** Every profile property the coordinator reads. Adding one here makes it known to the typo check too. */
+export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
+  prop("nick", "agent", FOAF, "foaf", "nick", "string"),
+  prop("room", "agent", AGENT, "agent", "roomJid", "string"),
+  prop("logRoom", "agent", AGENT, "agent", "logRoomJid", "string"),
+  prop("service", "account", XMPP_VOCAB, "xmpp", "service", "string"),
+  prop("domain", "account", XMPP_VOCAB, "xmpp", "domain", "string"),
+  prop("username", "account", XMPP_VOCAB, "xmpp", "username", "string"),
+  prop("passwordKey", "account", XMPP_VOCAB, "xmpp", "passwordKey", "string"),
+  prop("resource", "account", XMPP_VOCAB, "xmpp", "resource", "string"),
+  prop("shapesPath", "mfr", MFR, "mfr", "shapesPath", "string"),
+  prop("contributionTimeoutMs", "mfr", MFR, "mfr", "contributionTimeout", "integer"),
+  prop("validationTimeoutMs", "mfr", MFR, "mfr", "validationTimeout", "integer"),
+  prop("reasoningTimeoutMs", "mfr", MFR, "mfr", "reasoningTimeout", "integer"),
+  prop("debateTimeoutMs", "mfr", MFR, "mfr", "debateTimeout", "integer"),
+  prop("enableDebate", "mfr", MFR, "mfr", "enableDebate", "boolean"),
+  prop("maxFixRounds", "mfr", MFR, "mfr", "maxFixRounds", "integer"),
+  prop("chairNick", "mfr", MFR, "mfr", "chairNick", "string"),
+  prop("maxStanzaBytes", "mfr", MFR, "mfr", "maxStanzaBytes", "integer"),
+  prop("maxInboundBytes", "mfr", MFR, "mfr", "maxInboundBytes", "integer"),
+  prop("maxTriplesPerContribution", "mfr", MFR, "mfr", "maxTriplesPerContribution", "integer"),
+  prop("maxLiveSessions", "mfr", MFR, "mfr", "maxLiveSessions", "integer"),
+  prop("messagesPerMinute", "mfr", MFR, "mfr", "messagesPerMinute", "integer"),
+  prop("commandAllowList", "mfr", MFR, "mfr", "allowCommandsFrom", "strings"),
+  prop("protocolAllowList", "mfr", MFR, "mfr", "allowProtocolFrom", "strings"),
+  prop("dataDir", "mfr", MFR, "mfr", "dataDir", "string"),
+];
+
+export const XMPP_ACCOUNT = `${AGENT}xmppAccount`;
+export const MFR_CONFIG = `${AGENT}mfrConfig`;
+
+/** Namespaces whose unknown properties are checked for typos; others (dcterms, schema, lng…) are left alone. */
+export const CHECKED_NAMESPACES: Readonly<Record<string, string>> = {
+  [AGENT]: "agent",
+  [XMPP_VOCAB]: "xmpp",
+  [MFR]: "mfr",
+  [FOAF]: "foaf",
+};
+
+export function curieOf(iri: string): string {
+  for (const [ns, prefix] of Object.entries(CHECKED_NAMESPACES)) {
+    if (iri.startsWith(ns)) return `${prefix}:${iri.slice(ns.length)}`;
+  }
+  return `<${iri}>`;
+}

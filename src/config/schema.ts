@@ -1,0 +1,87 @@
+import { z } from "zod";
+
+/** A bare JID (local@domain), as used for rooms. */
+const bareJid = z
+  .string()
+  .regex(/^[^@/\s]+@[^@/\s]+$/, "a bare JID such as room@conference.example.org");
+
+const positiveMs = z.number().int("a whole number of milliseconds").positive("a positive number of milliseconds");
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const XmppAccountSchema = z.object({
+  service: z
+    .string()
+    .regex(/^(xmpps?|wss?):\/\/[^\s/]+/, "a service URL such as xmpp://localhost:5222 (xmpp, xmpps, ws or wss)"),
+  domain: z.string().regex(/^[^@/\s]+$/, "an XMPP domain such as example.org"),
+  username: z.string().regex(/^[^@/\s]+$/, "a username without @ or /"),
+  password: z.string().min(1, "a password (from the secrets file or XMPP_PASSWORD)"),
+  resource: z.string().min(1, "a non-empty resource"),
+});
+
+export const MfrSettingsSchema = z.object({
+  shapesPath: z.string().min(1, "a path to the SHACL shapes file"),
+  contributionTimeoutMs: positiveMs,
+  validationTimeoutMs: positiveMs,
+  reasoningTimeoutMs: positiveMs,
+  debateTimeoutMs: positiveMs,
+  enableDebate: z.boolean(),
+  maxFixRounds: z.number().int().min(0, "0 or more fix rounds").max(10, "at most 10 fix rounds"),
+  chairNick: z.string().min(1, "the Chair agent's nick"),
+});
+
+export const LimitsSchema = z.object({
+  /** Largest stanza the coordinator will send; Prosody drops the sender's stream past its own limit. */
+  maxStanzaBytes: z.number().int().min(4096, "at least 4096 bytes").max(16 * 1024 * 1024),
+  /** Largest inbound payload (contribution, proposal) that is read at all. */
+  maxInboundBytes: z.number().int().min(1024, "at least 1024 bytes"),
+  /** Most triples one contribution may hold. */
+  maxTriplesPerContribution: z.number().int().positive(),
+  /** Most sessions that may be live at once. */
+  maxLiveSessions: z.number().int().positive(),
+  /** Messages per sender per minute before the sender is throttled. */
+  messagesPerMinute: z.number().int().positive(),
+});
+
+export const ConfigSchema = z.object({
+  profilePath: z.string(),
+  secretsPath: z.string().nullable(),
+  nick: z.string().min(1, "the coordinator's room nick").regex(/^[^\s/]/, "a nick that does not start with a space or /"),
+  xmpp: XmppAccountSchema,
+  room: bareJid,
+  logRoom: bareJid.nullable(),
+  mfr: MfrSettingsSchema,
+  limits: LimitsSchema,
+  /** Agent nicks (or bare JIDs) whose commands are obeyed; all other agents' commands are refused. */
+  commandAllowList: z.array(z.string().min(1)),
+  /** When non-empty, only these nicks (or bare JIDs) may send protocol input. */
+  protocolAllowList: z.array(z.string().min(1)),
+  dataDir: z.string().min(1),
+  logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type XmppAccount = z.infer<typeof XmppAccountSchema>;
+export type MfrSettings = z.infer<typeof MfrSettingsSchema>;
+export type Limits = z.infer<typeof LimitsSchema>;
+
+/** Defaults for every value the profile may leave out. */
+export const DEFAULTS = {
+  resource: "coordinator",
+  shapesPath: "shapes/mfr-shapes.ttl",
+  contributionTimeoutMs: 30_000,
+  validationTimeoutMs: 10_000,
+  reasoningTimeoutMs: 60_000,
+  debateTimeoutMs: 60_000,
+  enableDebate: true,
+  maxFixRounds: 2,
+  chairNick: "Chair",
+  // Safely below Prosody's default c2s_stanza_size_limit of 256 KiB.
+  maxStanzaBytes: 200 * 1024,
+  maxInboundBytes: 512 * 1024,
+  maxTriplesPerContribution: 20_000,
+  maxLiveSessions: 50,
+  messagesPerMinute: 120,
+  dataDir: "./data",
+  logLevel: "info",
+} as const;

@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { ConfigError } from "./errors.js";
+
+const SecretsSchema = z.object({ xmpp: z.record(z.string(), z.string()) });
+
+/** Reads `{"xmpp": {"<passwordKey>": "…"}}` and returns the password for `key`. */
+export function readPassword(path: string, key: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(path, "secrets", `is not readable (${code}); copy config/agents/secrets.example.json there, or set XMPP_PASSWORD`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(path, "secrets", `is not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = SecretsSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ConfigError(path, "xmpp", 'expected an object {"xmpp": {"<passwordKey>": "<password>"}} with string passwords');
+  }
+  const password = parsed.data.xmpp[key];
+  if (password === undefined || password === "") {
+    throw new ConfigError(path, `xmpp.${key}`, "is missing: expected the password named by the profile's xmpp:passwordKey");
+  }
+  return password;
+}

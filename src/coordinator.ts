@@ -1,0 +1,240 @@
+import type { Logger } from "pino";
+import { AgentRecognition, isListed, type SenderIdentity } from "./catalog/agent-recognition.js";
+import { COMMANDS, parseCommand, type Command, type CommandName } from "./chat/commands.js";
+import { helpText } from "./chat/help.js";
+import { wording } from "./chat/wording.js";
+import type { Config } from "./config/schema.js";
+import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
+import { LINGUE_FEATURES } from "./protocol/vocab.js";
+import { FloodGuard } from "./shell/flood-guard.js";
+import { XmppConnection } from "./xmpp/connection.js";
+import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
+import { Rooms } from "./xmpp/rooms.js";
+import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
+import { bareJid, type Element } from "./xmpp/stanza.js";
+
+/** Where a reply goes: the room a command was said in, or back to a 1:1 sender. */
+export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string };
+
+/** Everything known about one inbound command or protocol message. */
+interface InboundContext {
+  message: InboundMessage;
+  decoded: DecodedMessage;
+  sender: SenderIdentity;
+  /** Key for rate limiting and logs: real JID when known, else room/nick or the JID. */
+  senderKey: string;
+  replyTo: ReplyTarget;
+}
+
+/** Commands that change nothing; anyone who can reach us may use them. */
+const READ_ONLY: ReadonlySet<CommandName> = new Set(["help", "list", "status", "agents"]);
+const AGENT_REFUSAL_QUIET_MS = 10 * 60_000;
+
+export interface CoordinatorOptions {
+  config: Config;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * The shell: owns the connection and the rooms, turns stanzas into typed inputs, guards
+ * against floods and oversize input, and carries out commands. It never lets an error
+ * from one message escape.
+ */
+export class Coordinator {
+  readonly connection: XmppConnection;
+  readonly rooms: Rooms;
+  private readonly config: Config;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly flood: FloodGuard;
+  private readonly agents = new AgentRecognition();
+  private readonly agentRefusedAt = new Map<string, number>();
+  private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list"]);
+
+  constructor(options: CoordinatorOptions) {
+    this.config = options.config;
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+    this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
+    this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
+    this.rooms = new Rooms(this.connection, this.log);
+  }
+
+  async start(): Promise<void> {
+    answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
+    this.connection.on("online", () => void this.rooms.rejoinAll());
+    this.connection.on("offline", () => this.rooms.markDisconnected());
+    this.connection.on("stanza", (stanza) => this.onStanza(stanza));
+    await this.rooms.enter(this.config.room, this.config.nick);
+    if (this.config.logRoom) await this.rooms.enter(this.config.logRoom, this.config.nick);
+    await this.connection.start();
+  }
+
+  /** Leaves the rooms and closes the stream. */
+  async stop(): Promise<void> {
+    await this.rooms.leaveAll();
+    await this.connection.stop();
+  }
+
+  private onStanza(stanza: Element): void {
+    try {
+      if (stanza.is("presence")) {
+        this.rooms.handlePresence(stanza);
+      } else if (stanza.is("message")) {
+        void this.onMessage(stanza).catch((err: unknown) => this.log.error({ err }, "failed to handle a message"));
+      }
+    } catch (err) {
+      // A malformed stanza must never take the process down.
+      this.log.error({ err, from: stanza.attrs.from }, "failed to handle a stanza");
+    }
+  }
+
+  private async onMessage(stanza: Element): Promise<void> {
+    const message = classifyMessage(stanza, this.rooms, this.connection.jid ? bareJid(this.connection.jid) : undefined);
+    if ("ignored" in message) {
+      this.log.trace({ from: stanza.attrs.from, reason: message.ignored }, "message ignored");
+      return;
+    }
+    const context = this.contextOf(message, decodeMessage(stanza));
+    if (!context.decoded.body && !context.decoded.payload) return; // chat states, receipts…
+
+    if (!(await this.admit(context, stanza))) return;
+
+    if (context.decoded.payload) {
+      await this.onProtocolMessage(context);
+      return;
+    }
+    await this.onChat(context);
+  }
+
+  private contextOf(message: InboundMessage, decoded: DecodedMessage): InboundContext {
+    if (message.kind === "room") {
+      return {
+        message,
+        decoded,
+        sender: { nick: message.nick, realJid: message.realJid },
+        senderKey: message.realJid ?? `${message.room}/${message.nick}`,
+        replyTo: { kind: "room", room: message.room },
+      };
+    }
+    const via = message.viaRoom;
+    const realJid = via ? this.rooms.occupant(via.room, via.nick)?.realJid : message.bareFrom;
+    return {
+      message,
+      decoded,
+      sender: { nick: via?.nick, realJid },
+      senderKey: realJid ?? message.from,
+      replyTo: { kind: "direct", to: message.from },
+    };
+  }
+
+  /** Size and rate limits, applied before anything is parsed further. */
+  private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
+    const who = context.sender.nick ?? context.senderKey;
+    const rate = this.flood.admit(context.senderKey, this.now());
+    if (rate !== "ok") {
+      this.log.warn({ sender: context.senderKey, first: rate === "throttled-first" }, "sender throttled");
+      if (rate === "throttled-first") await this.reply(context.replyTo, wording.throttled(who));
+      return false;
+    }
+    const bytes = Buffer.byteLength(stanza.toString(), "utf8");
+    if (bytes > this.config.limits.maxInboundBytes) {
+      this.log.warn({ sender: context.senderKey, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
+      await this.reply(context.replyTo, wording.tooLarge(who, bytes, this.config.limits.maxInboundBytes));
+      return false;
+    }
+    return true;
+  }
+
+  private async onProtocolMessage(context: InboundContext): Promise<void> {
+    const payload = context.decoded.payload;
+    if (!payload) return;
+    if (context.message.kind !== "room" || context.message.room !== bareJid(this.config.room)) {
+      this.log.warn({ sender: context.senderKey, mode: payload.mode }, "protocol message outside the primary room ignored");
+      return;
+    }
+    this.agents.markAgent(context.sender);
+    this.log.debug(
+      { room: context.message.room, sender: context.senderKey, mode: payload.mode, messageType: payload.messageType, session: context.decoded.siblings.sessionId },
+      "protocol message",
+    );
+  }
+
+  private async onChat(context: InboundContext): Promise<void> {
+    const body = context.decoded.body ?? "";
+    const direct = context.message.kind === "direct";
+    const nick = context.message.kind === "room" ? (this.rooms.nickIn(context.message.room) ?? this.config.nick) : this.config.nick;
+    const parsed = parseCommand(body, { nick, direct });
+    if ("notACommand" in parsed) {
+      if (direct) await this.reply(context.replyTo, wording.notUnderstood());
+      return;
+    }
+    this.log.debug(
+      { room: context.message.kind === "room" ? context.message.room : undefined, sender: context.senderKey, command: "command" in parsed ? parsed.command.name : parsed.misuse.name },
+      "command",
+    );
+    if ("misuse" in parsed) {
+      await this.reply(context.replyTo, wording.usage(parsed.misuse));
+      return;
+    }
+    if (!(await this.mayCommand(context, parsed.command))) return;
+    await this.runCommand(parsed.command, context);
+  }
+
+  /** Agents may not command us unless allow-listed; state changes need a room occupant. */
+  private async mayCommand(context: InboundContext, command: Command): Promise<boolean> {
+    const { sender } = context;
+    if (this.agents.isAgent(sender) && !isListed(sender, this.config.commandAllowList)) {
+      const key = context.senderKey;
+      const last = this.agentRefusedAt.get(key);
+      this.log.info({ sender: key, command: command.name }, "command from an agent refused");
+      if (last === undefined || this.now() - last > AGENT_REFUSAL_QUIET_MS) {
+        this.agentRefusedAt.set(key, this.now());
+        await this.reply(context.replyTo, wording.agentCommandRefused(sender.nick ?? key));
+      }
+      return false;
+    }
+    if (!READ_ONLY.has(command.name) && !this.isOccupantOrListed(context)) {
+      await this.reply(context.replyTo, wording.occupantsOnly());
+      return false;
+    }
+    return true;
+  }
+
+  private isOccupantOrListed(context: InboundContext): boolean {
+    if (context.message.kind === "room") return true;
+    if (context.message.viaRoom) return true;
+    const jid = context.sender.realJid;
+    if (isListed(context.sender, this.config.commandAllowList)) return true;
+    return jid !== undefined && this.rooms.occupants(this.config.room).some((o) => o.realJid === jid);
+  }
+
+  private async runCommand(command: Command, context: InboundContext): Promise<void> {
+    if (!this.available.has(command.name)) {
+      const usage = COMMANDS.find((c) => c.name === command.name)?.usage ?? command.name;
+      await this.reply(context.replyTo, wording.notYetAvailable(usage));
+      return;
+    }
+    switch (command.name) {
+      case "help":
+        await this.reply(context.replyTo, helpText(this.config.nick, this.available));
+        return;
+      case "list":
+        await this.reply(context.replyTo, wording.noSessions());
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Sends a one-line or multi-line human message; failures are logged, never thrown. */
+  async reply(target: ReplyTarget, text: string): Promise<void> {
+    const stanza =
+      target.kind === "room"
+        ? encodeMessage({ to: target.room, type: "groupchat", body: text })
+        : encodeMessage({ to: target.to, type: "chat", body: text });
+    const result = await this.connection.send(stanza);
+    if (result === "refused") this.log.error({ target }, "reply not sent: over the stanza limit");
+  }
+}

@@ -1,0 +1,206 @@
+import { EventEmitter } from "node:events";
+import { client, type Client } from "@xmpp/client";
+import type { Logger } from "pino";
+import { Outbox } from "./outbox.js";
+import { stanzaBytes, type Element } from "./stanza.js";
+
+export interface AccountSettings {
+  service: string;
+  domain: string;
+  username: string;
+  password: string;
+  resource: string;
+}
+
+export interface ConnectionOptions {
+  account: AccountSettings;
+  /** Stanzas larger than this are never sent (the server would drop our stream). */
+  maxStanzaBytes: number;
+  /** How many stanzas to keep while offline. */
+  outboxCapacity?: number;
+  /** Delay between attempts when the very first connection fails. */
+  initialRetryMs?: number;
+}
+
+export type SendResult = "sent" | "queued" | "refused";
+
+export type IqGetHandler = (request: Element) => Element | true;
+
+/** Authentication was refused: retrying will not help, the operator must fix the credentials. */
+export class AuthenticationError extends Error {
+  override name = "AuthenticationError";
+}
+
+interface ConnectionEventMap {
+  online: [jid: string];
+  offline: [];
+  stanza: [stanza: Element];
+}
+
+/**
+ * One client connection to an XMPP server: connects, reconnects, queues while offline,
+ * refuses oversize stanzas, and answers IQ gets registered with `onIqGet`.
+ * It knows nothing of rooms or MFR.
+ */
+export class XmppConnection extends EventEmitter<ConnectionEventMap> {
+  private xmpp: Client | undefined;
+  private readonly outbox: Outbox;
+  private readonly iqHandlers: Array<{ ns: string; name: string; handler: IqGetHandler }> = [];
+  private stopping = false;
+  private failedReconnects = 0;
+  jid: string | undefined;
+
+  constructor(
+    private readonly options: ConnectionOptions,
+    private readonly log: Logger,
+  ) {
+    super();
+    this.outbox = new Outbox(options.outboxCapacity ?? 500);
+  }
+
+  get online(): boolean {
+    return this.xmpp?.status === "online";
+  }
+
+  /** Registers an IQ get handler; it applies to the current and every future client. */
+  onIqGet(ns: string, name: string, handler: IqGetHandler): void {
+    this.iqHandlers.push({ ns, name, handler });
+    this.xmpp?.iqCallee.get(ns, name, (ctx: { stanza: Element }) => handler(ctx.stanza));
+  }
+
+  /**
+   * Connects for the first time. A refused login rejects at once; an unreachable
+   * server is retried until `stop()`, because operators often start us before the server.
+   */
+  async start(): Promise<void> {
+    for (let attempt = 1; !this.stopping; attempt++) {
+      const xmpp = this.createClient();
+      try {
+        await xmpp.start();
+        return;
+      } catch (err) {
+        this.xmpp = undefined;
+        xmpp.removeAllListeners();
+        await xmpp.stop().catch(() => undefined);
+        if (isAuthFailure(err)) {
+          throw new AuthenticationError(
+            `the server refused the login of ${this.options.account.username}@${this.options.account.domain} (${describeError(err)}); check the username and password`,
+          );
+        }
+        this.log.warn({ attempt, service: this.options.account.service, err: describeError(err) }, "cannot reach the XMPP server yet; retrying");
+        await delay(this.options.initialRetryMs ?? 2000);
+      }
+    }
+  }
+
+  /** Sends now when online, queues when not; never throws. */
+  async send(stanza: Element): Promise<SendResult> {
+    const bytes = stanzaBytes(stanza);
+    if (bytes > this.options.maxStanzaBytes) {
+      this.log.error({ bytes, limit: this.options.maxStanzaBytes, to: stanza.attrs.to }, "refusing to send a stanza over the size limit");
+      return "refused";
+    }
+    if (!this.xmpp || !this.online) {
+      this.outbox.push(stanza);
+      return "queued";
+    }
+    try {
+      await this.xmpp.send(stanza);
+      return "sent";
+    } catch (err) {
+      this.log.warn({ err: describeError(err) }, "send failed; queued until the connection is back");
+      this.outbox.push(stanza);
+      return "queued";
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const xmpp = this.xmpp;
+    if (!xmpp) return;
+    try {
+      await xmpp.stop();
+    } catch (err) {
+      this.log.debug({ err: describeError(err) }, "error while closing the stream");
+    }
+  }
+
+  private createClient(): Client {
+    const { account } = this.options;
+    const xmpp = client({
+      service: account.service,
+      domain: account.domain,
+      username: account.username,
+      password: account.password,
+      resource: account.resource,
+    });
+    this.xmpp = xmpp;
+    for (const { ns, name, handler } of this.iqHandlers) {
+      xmpp.iqCallee.get(ns, name, (ctx: { stanza: Element }) => handler(ctx.stanza));
+    }
+    // Without an error listener the first failed reconnect would crash the process.
+    xmpp.on("error", (err: unknown) => this.onError(err));
+    xmpp.on("status", (status: string) => this.log.debug({ status }, "xmpp status"));
+    xmpp.on("online", (address: { toString(): string }) => void this.onOnline(address.toString()));
+    xmpp.on("disconnect", () => {
+      if (!this.stopping) this.log.info("disconnected from the XMPP server; reconnecting");
+      this.emit("offline");
+    });
+    xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
+    return xmpp;
+  }
+
+  private async onOnline(jid: string): Promise<void> {
+    this.jid = jid;
+    this.failedReconnects = 0;
+    await this.awaitStreamManagement();
+    this.log.info({ jid }, "connected to the XMPP server");
+    const queued = this.outbox.drain();
+    if (queued.length > 0 || this.outbox.dropped > 0) {
+      this.log.info({ queued: queued.length, dropped: this.outbox.dropped }, "sending what was queued while offline");
+      this.outbox.dropped = 0;
+    }
+    this.emit("online", jid);
+    for (const stanza of queued) await this.send(stanza);
+  }
+
+  /**
+   * @xmpp/client 0.14 miscounts stanzas under XEP-0198 when we send right after `online`;
+   * where the server offers stream management, wait (briefly) until it is enabled.
+   */
+  private async awaitStreamManagement(): Promise<void> {
+    const sm = (this.xmpp as unknown as { streamManagement?: { enabled: boolean; enableSent?: boolean } }).streamManagement;
+    for (let waited = 0; sm?.enableSent && !sm.enabled && waited < 2000; waited += 50) await delay(50);
+  }
+
+  private onError(err: unknown): void {
+    if (this.stopping) return;
+    const code = (err as { code?: string }).code;
+    if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT") {
+      this.failedReconnects++;
+      // One line at the first failure and then every 30th, so an outage does not flood the log.
+      if (this.failedReconnects === 1 || this.failedReconnects % 30 === 0) {
+        this.log.warn({ attempts: this.failedReconnects, err: code }, "XMPP server unreachable; still trying");
+      }
+      return;
+    }
+    this.log.warn({ err: describeError(err) }, "XMPP connection error");
+  }
+}
+
+function isAuthFailure(err: unknown): boolean {
+  const condition = (err as { condition?: string }).condition;
+  return condition === "not-authorized" || condition === "account-disabled" || condition === "credentials-expired" || (err as Error)?.name === "SASLError";
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const condition = (err as { condition?: string }).condition;
+    return condition ? `${condition}${err.message && err.message !== condition ? `: ${err.message}` : ""}` : err.message || err.name;
+  }
+  return String(err);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { COMMANDS, parseCommand } from "../../src/chat/commands.js";
+import { helpText } from "../../src/chat/help.js";
+
+const room = { nick: "Coordinator", direct: false };
+const direct = { nick: "Coordinator", direct: true };
+
+describe("parseCommand", () => {
+  it("recognises each command word at the start of a room message", () => {
+    expect(parseCommand("mfr-start Plan a trip to Rome", room)).toEqual({ command: { name: "start", problem: "Plan a trip to Rome" } });
+    expect(parseCommand("start plan a trip", room)).toEqual({ command: { name: "start", problem: "plan a trip" } });
+    expect(parseCommand("debate Which route?", room)).toEqual({ command: { name: "debate", problem: "Which route?" } });
+    expect(parseCommand("Q: Which route?", room)).toEqual({ command: { name: "debate", problem: "Which route?" } });
+    expect(parseCommand("mfr-status", room)).toEqual({ command: { name: "status", sessionId: undefined } });
+    expect(parseCommand("mfr-status mfr-3kq9", room)).toEqual({ command: { name: "status", sessionId: "mfr-3kq9" } });
+    expect(parseCommand("mfr-list", room)).toEqual({ command: { name: "list" } });
+    expect(parseCommand("MFR-LIST", room)).toEqual({ command: { name: "list" } });
+    expect(parseCommand("mfr-cancel abc", room)).toEqual({ command: { name: "cancel", sessionId: "abc" } });
+    expect(parseCommand("help", room)).toEqual({ command: { name: "help" } });
+    expect(parseCommand("mfr-help", room)).toEqual({ command: { name: "help" } });
+    expect(parseCommand("use 1,3", room)).toEqual({ command: { name: "use", choice: [1, 3] } });
+    expect(parseCommand("use all", room)).toEqual({ command: { name: "use", choice: "all" } });
+    expect(parseCommand("approve s1", room)).toEqual({ command: { name: "approve", sessionId: "s1" } });
+  });
+
+  it("accepts the coordinator's nick followed by : or ,", () => {
+    expect(parseCommand("Coordinator: help", room)).toEqual({ command: { name: "help" } });
+    expect(parseCommand("coordinator, mfr-list", room)).toEqual({ command: { name: "list" } });
+    expect(parseCommand("Coordinator help", room)).toEqual({ notACommand: true });
+  });
+
+  it("ignores ordinary chatter in the room", () => {
+    for (const chatter of ["hello everyone", "helpful idea", "starting now", "use the force", "help me with this", "agents are great", "I said mfr-list"]) {
+      expect(parseCommand(chatter, room), chatter).toEqual({ notACommand: true });
+    }
+  });
+
+  it("answers a known command word with wrong arguments with its usage", () => {
+    expect(parseCommand("mfr-start", room)).toEqual({ misuse: { name: "start", usage: "mfr-start <problem>" } });
+    expect(parseCommand("mfr-cancel", room)).toMatchObject({ misuse: { name: "cancel" } });
+    expect(parseCommand("mfr-status <bad id!>", room)).toMatchObject({ misuse: { name: "status" } });
+  });
+
+  it("in 1:1 chat a loose word without arguments is still a command attempt", () => {
+    expect(parseCommand("use", direct)).toMatchObject({ misuse: { name: "use" } });
+    expect(parseCommand("help me", direct)).toEqual({ command: { name: "help" } });
+  });
+});
+
+describe("helpText", () => {
+  it("lists every command and marks the unavailable ones", () => {
+    const text = helpText("Coordinator", new Set(["help", "list"]));
+    for (const c of COMMANDS) expect(text).toContain(c.usage);
+    const startLine = text.split("\n").find((l) => l.includes("mfr-start"));
+    expect(startLine).toContain("(not yet available)");
+    const listLine = text.split("\n").find((l) => l.includes("mfr-list"));
+    expect(listLine).not.toContain("not yet available");
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { FloodGuard } from "../../src/shell/flood-guard.js";
+
+describe("FloodGuard", () => {
+  it("throttles a sender past its rate, tells it once, and lets others through", () => {
+    const guard = new FloodGuard(10);
+    const t = 1_000_000;
+    for (let i = 0; i < 10; i++) expect(guard.admit("flooder", t)).toBe("ok");
+    expect(guard.admit("flooder", t)).toBe("throttled-first");
+    expect(guard.admit("flooder", t)).toBe("throttled");
+    expect(guard.admit("someone-else", t)).toBe("ok");
+  });
+
+  it("refills over time", () => {
+    const guard = new FloodGuard(60);
+    for (let i = 0; i < 60; i++) guard.admit("a", 0);
+    expect(guard.admit("a", 0)).toBe("throttled-first");
+    expect(guard.admit("a", 1000)).toBe("ok"); // one token per second at 60/min
+  });
+
+  it("keeps its table of senders bounded", () => {
+    const guard = new FloodGuard(1, 3);
+    guard.admit("a", 0);
+    expect(guard.admit("a", 0)).toBe("throttled-first");
+    guard.admit("b", 0);
+    guard.admit("c", 0);
+    guard.admit("d", 0); // evicts "a"
+    expect(guard.admit("a", 0)).toBe("ok");
+  });
+});
