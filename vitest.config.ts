@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     // Integration tests each start their own Prosody; two cores, so keep parallelism modest.
     maxWorkers: 2,
     testTimeout: 30_000,

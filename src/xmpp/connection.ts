@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import { Outbox } from "./outbox.js";
-import { stanzaBytes, type Element } from "./stanza.js";
+import { stanzaBytes, xml, type Element } from "./stanza.js";
 
 export interface AccountSettings {
   service: string;
@@ -154,6 +154,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     this.jid = jid;
     this.failedReconnects = 0;
     await this.awaitStreamManagement();
+    // Initial presence: without it the server does not route 1:1 messages sent to our bare JID.
+    await this.xmpp?.send(xml("presence")).catch((err: unknown) => this.log.warn({ err: describeError(err) }, "initial presence failed"));
     this.log.info({ jid }, "connected to the XMPP server");
     const queued = this.outbox.drain();
     if (queued.length > 0 || this.outbox.dropped > 0) {

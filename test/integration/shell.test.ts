@@ -1,0 +1,179 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LINGUE_FEATURES, Mode } from "../../src/protocol/vocab.js";
+import { CoordinatorProcess } from "../support/coordinator-process.js";
+import { TestPeer, type ReceivedMessage } from "../support/peer.js";
+import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+
+let server: LocalProsody;
+const cleanup: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  server = await startTestProsody();
+});
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function coordinatorIn(room: string, extra: Partial<Parameters<typeof CoordinatorProcess.start>[0]> = {}): Promise<CoordinatorProcess> {
+  const coordinator = await CoordinatorProcess.start({ server, room, ...extra });
+  cleanup.push(() => coordinator.kill());
+  await coordinator.joined(room);
+  return coordinator;
+}
+
+async function peerIn(room: string, nick: string): Promise<TestPeer> {
+  const account = await registerUser(server, nick.toLowerCase());
+  const peer = await TestPeer.connect(peerOptions(server, account));
+  cleanup.push(() => peer.stop());
+  await peer.joinRoom(room, nick);
+  return peer;
+}
+
+const fromNick = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "groupchat";
+
+describe("the coordinator in a real room", () => {
+  it("joins the room and answers help there and in 1:1 chat, and mfr-list", async () => {
+    const room = uniqueRoom(server);
+    const coordinator = await coordinatorIn(room);
+    const alice = await peerIn(room, "alice");
+
+    await alice.sendGroupchat(room, { body: "help" });
+    const help = await alice.waitForMessage(fromNick(room, "Coordinator"));
+    expect(help.body).toContain("mfr-start <problem>");
+    expect(help.body).toContain("mfr-list");
+
+    await alice.sendChat(coordinator.jid, "help");
+    const direct = await alice.waitForMessage((m) => m.type === "chat" && m.from.startsWith(coordinator.jid));
+    expect(direct.body).toContain("mfr-status");
+
+    await alice.sendGroupchat(room, { body: "Coordinator: mfr-list" });
+    const list = await alice.waitForMessage(fromNick(room, "Coordinator"));
+    expect(list.body).toMatch(/No sessions/);
+  });
+
+  it("ignores chatter, its own echoes and the room's history", async () => {
+    const room = uniqueRoom(server);
+    await coordinatorIn(room);
+    const alice = await peerIn(room, "alice");
+    await alice.sendGroupchat(room, { body: "hello everyone, starting soon" });
+    await alice.sendGroupchat(room, { body: "help me decide" });
+    await alice.sendGroupchat(room, { body: "mfr-list" });
+    const reply = await alice.waitForMessage(fromNick(room, "Coordinator"));
+    // The first thing it said is the answer to mfr-list: the chatter got no reply.
+    expect(reply.body).toMatch(/No sessions/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alice.messages.filter(fromNick(room, "Coordinator"))).toHaveLength(1);
+  });
+
+  it("answers disco#info with the Lingue features, and ping, on its occupant JID", async () => {
+    const room = uniqueRoom(server);
+    const coordinator = await coordinatorIn(room);
+    const alice = await peerIn(room, "alice");
+    const features = await alice.discoInfo(`${room}/Coordinator`);
+    for (const feature of LINGUE_FEATURES) expect(features).toContain(feature);
+    expect(await alice.ping(`${room}/Coordinator`)).toBe(true);
+    expect(await alice.ping(`${coordinator.jid}/Coordinator`)).toBe(true);
+  });
+
+  it("takes another nick when its own is taken, and answers under it", async () => {
+    const room = uniqueRoom(server);
+    const squatter = await peerIn(room, "Coordinator");
+    const coordinator = await CoordinatorProcess.start({ server, room });
+    cleanup.push(() => coordinator.kill());
+    await coordinator.joined(room);
+    const joined = coordinator.logs.find((l) => l.msg === "joined the room");
+    expect(joined?.nick).toBe("Coordinator-2");
+    await squatter.sendGroupchat(room, { body: "Coordinator-2: help" });
+    const help = await squatter.waitForMessage(fromNick(room, "Coordinator-2"));
+    expect(help.body).toContain("mfr-start");
+  });
+
+  it("refuses commands from agents unless allow-listed", async () => {
+    const room = uniqueRoom(server);
+    await coordinatorIn(room, { mfrConfig: 'mfr:allowCommandsFrom "trusted" ;' });
+    const bot = await peerIn(room, "bot");
+    const trusted = await peerIn(room, "trusted");
+    for (const agent of [bot, trusted]) {
+      // Sending a protocol payload marks the sender as an agent.
+      await agent.sendGroupchat(room, { payload: { mode: Mode.HumanChat, mime: "text/plain", content: "status" } });
+    }
+    await bot.sendGroupchat(room, { body: "mfr-list" });
+    const refusal = await bot.waitForMessage(fromNick(room, "Coordinator"));
+    expect(refusal.body).toMatch(/bot: I take commands from people, not from agents/);
+
+    await trusted.sendGroupchat(room, { body: "mfr-list" });
+    const answer = await trusted.waitForMessage((m) => fromNick(room, "Coordinator")(m) && /No sessions/.test(m.body ?? ""));
+    expect(answer.body).toMatch(/No sessions/);
+  });
+
+  it("survives bad input: oversized messages, floods and malformed payloads", async () => {
+    const room = uniqueRoom(server);
+    const coordinator = await coordinatorIn(room, { mfrConfig: "mfr:maxInboundBytes 4096 ; mfr:messagesPerMinute 20 ;" });
+    const mallory = await peerIn(room, "mallory");
+
+    await mallory.sendGroupchat(room, { body: `mfr-start ${"x".repeat(8000)}` });
+    const tooLarge = await mallory.waitForMessage(fromNick(room, "Coordinator"));
+    expect(tooLarge.body).toMatch(/over my limit of 4\.0 KiB/);
+
+    await mallory.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ not json" } });
+    await mallory.sendGroupchat(room, { payload: { mode: "urn:nonsense", mime: "x/y", content: "<<>>&" } });
+
+    for (let i = 0; i < 25; i++) await mallory.sendGroupchat(room, { body: "mfr-list" });
+    const throttled = await mallory.waitForMessage((m) => fromNick(room, "Coordinator")(m) && /too fast/.test(m.body ?? ""));
+    expect(throttled.body).toContain("mallory");
+
+    // Others are unaffected and the process is still alive.
+    const alice = await peerIn(room, "alice");
+    await alice.sendGroupchat(room, { body: "help" });
+    await alice.waitForMessage((m) => fromNick(room, "Coordinator")(m) && (m.body ?? "").includes("mfr-start"));
+    expect(coordinator.child.exitCode).toBeNull();
+  });
+
+  it("shuts down on SIGTERM within 5 s with exit code 0, leaving the room", async () => {
+    const room = uniqueRoom(server);
+    const coordinator = await coordinatorIn(room);
+    const alice = await peerIn(room, "alice");
+    const { code, ms } = await coordinator.terminate();
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5000);
+    const left = await alice.waitForPresence((p) => p.attrs.from === `${room}/Coordinator` && p.attrs.type === "unavailable");
+    expect(left).toBeDefined();
+  });
+});
+
+describe("a server restart", () => {
+  it("reconnects, rejoins and answers again within 5 s of the server coming back", async () => {
+    const restartServer = await startTestProsody();
+    try {
+      const room = uniqueRoom(restartServer);
+      const coordinator = await CoordinatorProcess.start({ server: restartServer, room });
+      cleanup.push(() => coordinator.kill());
+      await coordinator.joined(room);
+
+      await restartServer.kill();
+      await new Promise((r) => setTimeout(r, 300));
+      await restartServer.restart();
+      const back = Date.now();
+
+      const account = await registerUser(restartServer, "alice");
+      const alice = await TestPeer.connect(peerOptions(restartServer, account));
+      cleanup.push(() => alice.stop());
+      await alice.joinRoom(room, "alice");
+      // Ask until it answers: it is back once a help reply arrives.
+      let answered: ReceivedMessage | undefined;
+      while (!answered && Date.now() - back < 5000) {
+        await alice.sendGroupchat(room, { body: "help" });
+        answered = await alice.waitForMessage(fromNick(room, "Coordinator"), 250).catch(() => undefined);
+      }
+      expect(answered?.body, "no answer within 5 s of the restart").toContain("mfr-start");
+      expect(Date.now() - back).toBeLessThan(5000);
+      expect(coordinator.child.exitCode).toBeNull();
+      await coordinator.joined(room, 2);
+    } finally {
+      await restartServer.stop();
+    }
+  });
+});
