@@ -1,0 +1,62 @@
+-- Prosody 0.12 config for a throw-away server on loopback: used by `npm run demo` and by
+-- the integration tests (src/localserver/ starts it; see /work/shared/PROSODY.md for why
+-- each setting is here — every one was measured).
+--
+-- Environment (Prosody exposes environment variable X as ENV_X):
+--   PROSODY_TEST_DIR        absolute directory for pid file, log and data (required)
+--   PROSODY_TEST_PORT       c2s port on 127.0.0.1 (default 15222)
+--   PROSODY_STANZA_LIMIT    c2s_stanza_size_limit in bytes (default 256 KiB); over it the
+--                           server closes the SENDER's stream (policy-violation)
+
+local dir   = assert(ENV_PROSODY_TEST_DIR, "set PROSODY_TEST_DIR to an absolute directory")
+local port  = tonumber(ENV_PROSODY_TEST_PORT or "15222")
+local limit = tonumber(ENV_PROSODY_STANZA_LIMIT or "") or 256 * 1024
+
+-- Containers run us as root; without this 0.12.3 logs "Refusing to run as root" and hangs.
+run_as_root  = true
+pidfile      = dir .. "/prosody.pid"
+data_path    = dir .. "/data"   -- Prosody does not create it: the launcher does.
+certificates = dir
+log = { { levels = { min = "info" }, to = "file", filename = dir .. "/prosody.log" } }
+
+interfaces = { "127.0.0.1" }
+c2s_ports = { port }
+c2s_direct_tls_ports = { }
+s2s_ports = { }
+component_ports = { }
+http_ports = { }
+https_ports = { }
+
+-- Nagle off: a round trip through a room drops from ~44 ms to < 1 ms.
+network_settings = { nagle = false }
+
+admins = { "admin@localhost" }
+
+-- Deliberately NOT loaded:
+--   smacks  (@xmpp/client 0.14 miscounts stanzas under XEP-0198; Prosody kills the stream)
+--   limits  (Debian's stock 10 KB/s client rate limit makes a 200 KB payload take 20 s)
+modules_enabled = {
+  "roster"; "saslauth"; "disco"; "ping"; "register"; "posix"; "time"; "version"; "uptime";
+}
+modules_disabled = { "s2s"; "s2s_auth_certs"; "offline" }
+
+c2s_require_encryption = false
+allow_unencrypted_plain_auth = true
+authentication = "internal_hashed"
+-- Must be set before users are created: SCRAM login 15 ms instead of 0.4–0.8 s.
+default_iteration_count = 128
+storage = "internal"
+-- XEP-0077 in-band registration (the launcher registers test accounts this way).
+allow_registration = true
+-- No registration throttle applies: mod_register_limits allowlists 127.0.0.1 by default.
+-- (Do not set min_seconds_between_registrations = 0: 0 is true in Lua and enables one.)
+
+c2s_stanza_size_limit = limit
+
+VirtualHost "localhost"
+
+Component "conference.localhost" "muc"
+  -- Otherwise other users get item-not-found until the creator submits the config form.
+  muc_room_locking = false
+  muc_room_default_persistent = false
+  muc_room_default_history_length = 0

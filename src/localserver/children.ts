@@ -1,0 +1,38 @@
+/** Stopping a child process and waiting for it, with bounds. */
+import type { ChildProcess } from "node:child_process";
+
+/** True while the child has not exited. */
+export function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/** Resolves when the child has exited (true) or after timeoutMs (false). */
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (!isRunning(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.removeListener("exit", onExit);
+      resolve(false);
+    }, timeoutMs);
+    const onExit = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.once("exit", onExit);
+  });
+}
+
+/** SIGTERM, then SIGKILL if it still runs after graceMs. Resolves once it has exited. */
+export async function terminate(child: ChildProcess, graceMs = 3000): Promise<void> {
+  if (!isRunning(child)) return;
+  child.kill("SIGTERM");
+  if (await waitForExit(child, graceMs)) return;
+  await killNow(child);
+}
+
+/** SIGKILL; resolves once it has exited. */
+export async function killNow(child: ChildProcess): Promise<void> {
+  if (!isRunning(child)) return;
+  child.kill("SIGKILL");
+  await waitForExit(child, 5000);
+}
