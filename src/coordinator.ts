@@ -4,9 +4,13 @@ import { COMMANDS, parseCommand, type Command, type CommandName } from "./chat/c
 import { helpText } from "./chat/help.js";
 import { wording } from "./chat/wording.js";
 import type { Config } from "./config/schema.js";
+import { ModelWorker } from "./model/model-worker.js";
 import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
-import { LINGUE_FEATURES } from "./protocol/vocab.js";
+import { decodeNegotiation } from "./protocol/negotiation.js";
+import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
+import { SessionHost } from "./shell/session-host.js";
+import type { Participant } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms } from "./xmpp/rooms.js";
@@ -50,7 +54,9 @@ export class Coordinator {
   private readonly flood: FloodGuard;
   private readonly agents = new AgentRecognition();
   private readonly agentRefusedAt = new Map<string, number>();
-  private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list"]);
+  private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel"]);
+  private readonly models: ModelWorker;
+  readonly sessions: SessionHost;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -59,6 +65,28 @@ export class Coordinator {
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
     this.rooms = new Rooms(this.connection, this.log);
+    this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
+    this.sessions = new SessionHost({
+      room: bareJid(this.config.room),
+      settings: {
+        contributionTimeoutMs: this.config.mfr.contributionTimeoutMs,
+        validationTimeoutMs: this.config.mfr.validationTimeoutMs,
+        reasoningTimeoutMs: this.config.mfr.reasoningTimeoutMs,
+        maxFixRounds: this.config.mfr.maxFixRounds,
+        maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
+      },
+      maxStanzaBytes: this.config.limits.maxStanzaBytes,
+      maxLiveSessions: this.config.limits.maxLiveSessions,
+      models: this.models,
+      outlet: {
+        send: async (stanza) => {
+          await this.connection.send(stanza);
+        },
+        say: (room, text) => this.sayIn(room, text),
+      },
+      log: this.log,
+      now: this.now,
+    });
   }
 
   async start(): Promise<void> {
@@ -66,13 +94,17 @@ export class Coordinator {
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("stanza", (stanza) => this.onStanza(stanza));
+    // Start the model worker now, so the first contribution does not wait for it to load the shapes.
+    void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1 });
     await this.rooms.enter(this.config.room, this.config.nick);
     if (this.config.logRoom) await this.rooms.enter(this.config.logRoom, this.config.nick);
     await this.connection.start();
   }
 
-  /** Leaves the rooms and closes the stream. */
+  /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
+    await this.sessions.close();
+    await this.models.close();
     await this.rooms.leaveAll();
     await this.connection.stop();
   }
@@ -150,15 +182,44 @@ export class Coordinator {
   private async onProtocolMessage(context: InboundContext): Promise<void> {
     const payload = context.decoded.payload;
     if (!payload) return;
-    if (context.message.kind !== "room" || context.message.room !== bareJid(this.config.room)) {
+    const { message, sender } = context;
+    if (message.kind !== "room" || message.room !== bareJid(this.config.room)) {
       this.log.warn({ sender: context.senderKey, mode: payload.mode }, "protocol message outside the primary room ignored");
       return;
     }
-    this.agents.markAgent(context.sender);
-    this.log.debug(
-      { room: context.message.room, sender: context.senderKey, mode: payload.mode, messageType: payload.messageType, session: context.decoded.siblings.sessionId },
-      "protocol message",
-    );
+    const sessionId = context.decoded.siblings.sessionId || undefined;
+    this.log.debug({ room: message.room, sender: context.senderKey, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
+    if (this.config.protocolAllowList.length > 0 && !isListed(sender, this.config.protocolAllowList)) {
+      this.log.warn({ sender: context.senderKey, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
+      return;
+    }
+    this.agents.markAgent(sender);
+    const from: Participant = { nick: message.nick, jid: message.realJid };
+
+    switch (payload.mode) {
+      case Mode.ModelFirstRDF:
+        if (!sessionId) {
+          await this.tell(from.nick, "your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
+          return;
+        }
+        await this.sessions.contribute(sessionId, from, payload.content);
+        return;
+      case Mode.ModelNegotiation: {
+        const decoded = decodeNegotiation(payload.content, payload.messageType);
+        if (!decoded.ok) {
+          this.log.info({ sender: context.senderKey, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
+          await this.tell(from.nick, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
+          return;
+        }
+        const m = decoded.message;
+        if (m.type === "SolutionProposal") this.sessions.propose(m.sessionId, from, m.solution);
+        else this.log.info({ sender: context.senderKey, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
+        return;
+      }
+      default:
+        // HumanChat status lines, ShaclValidation reports and unknown modes are not input.
+        return;
+    }
   }
 
   private async onChat(context: InboundContext): Promise<void> {
@@ -221,11 +282,47 @@ export class Coordinator {
         await this.reply(context.replyTo, helpText(this.config.nick, this.available));
         return;
       case "list":
-        await this.reply(context.replyTo, wording.noSessions());
+        await this.reply(context.replyTo, this.sessions.listText());
         return;
+      case "status":
+        await this.reply(context.replyTo, this.sessions.statusText(command.sessionId));
+        return;
+      case "start": {
+        const by: Participant = { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
+        const started = this.sessions.start(command.problem, by, this.agentsPresent(), null);
+        if (!started.ok) await this.reply(context.replyTo, started.reason);
+        else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
+        return;
+      }
+      case "cancel": {
+        const by: Participant = { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
+        if (!this.sessions.cancel(command.sessionId, by)) {
+          await this.reply(context.replyTo, `There is no session "${command.sessionId}". Say "mfr-list" for the sessions.`);
+        }
+        return;
+      }
       default:
         return;
     }
+  }
+
+  /** Agents in the primary room now, by nick: those a new session waits for. */
+  private agentsPresent(): string[] {
+    const own = this.rooms.nickIn(this.config.room);
+    return this.rooms
+      .occupants(this.config.room)
+      .filter((o) => o.nick !== own && this.agents.isAgent({ nick: o.nick, realJid: o.realJid }))
+      .map((o) => o.nick);
+  }
+
+  private async tell(nick: string, text: string): Promise<void> {
+    await this.reply({ kind: "room", room: bareJid(this.config.room) }, `${nick}: ${text}`);
+  }
+
+  private async sayIn(room: "primary" | "log", text: string): Promise<void> {
+    const jid = room === "primary" ? this.config.room : this.config.logRoom;
+    if (!jid) return;
+    await this.reply({ kind: "room", room: bareJid(jid) }, text);
   }
 
   /** Sends a one-line or multi-line human message; failures are logged, never thrown. */

@@ -1,0 +1,225 @@
+/**
+ * Every sentence people read about a session: acknowledgements, stall reports, the final
+ * summary, status and list lines. Pure functions of the session, so the core can call them.
+ */
+import { goalsSatisfied, rankProposals } from "../session/ranking.js";
+import type { Contribution, ItemCounts, Proposal, Session, ValidationFinding } from "../session/types.js";
+
+const SUMMARY_MAX_LINES = 15;
+
+export function seconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  return s < 60 ? `${Number.isInteger(s) ? s : s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function describeCounts(c: ItemCounts): string {
+  const parts = [
+    c.entities && plural(c.entities, "entity", "entities"),
+    c.stateVariables && plural(c.stateVariables, "state variable"),
+    c.actions && plural(c.actions, "action"),
+    c.constraints && plural(c.constraints, "constraint"),
+    c.goals && plural(c.goals, "goal"),
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : "no typed items";
+}
+
+function names(list: readonly string[]): string {
+  if (list.length === 0) return "nobody";
+  if (list.length === 1) return list[0] as string;
+  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
+
+function contributors(session: Session): Contribution[] {
+  return Object.values(session.contributions).sort((a, b) => a.receivedAt - b.receivedAt);
+}
+
+/** Agents asked in the current round who have not answered in it. */
+export function missingAgents(session: Session): string[] {
+  const answered = new Set(contributors(session).filter((c) => c.round === session.round).map((c) => c.agent.toLowerCase()));
+  return session.expectedAgents.filter((a) => !answered.has(a.toLowerCase()));
+}
+
+export const sessionWording = {
+  started: (s: Session) =>
+    `Session ${s.id} started: "${clip(s.problem, 200)}". Asking ${s.requestedAgents ? names(s.requestedAgents) : "all agents"} for model contributions; the window closes in ${seconds(s.settings.contributionTimeoutMs)}.`,
+  requestBody: (s: Session) =>
+    s.round === 1 ? `Model contribution request for ${s.id}: ${clip(s.problem, 120)}` : `Fix round ${s.round} for ${s.id}: ${names(Object.keys(s.fixRequests))}, please fix your contributions`,
+  contributionAccepted: (s: Session, c: Contribution, replaced: boolean) =>
+    `contribution ${replaced ? "replaced" : "received"} for ${s.id} (${plural(c.tripleCount, "triple")}: ${describeCounts(c.counts)})${c.requested ? "" : "; you were not asked in this round, but it is accepted and attributed to you"}.`,
+  contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean) =>
+    `your contribution to ${s.id} is not valid Turtle${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
+  contributionImpersonation: (s: Session, nick: string) =>
+    `the nick ${nick} contributed to ${s.id} from another account; this contribution was not accepted.`,
+  contributionTooLate: (s: Session) =>
+    s.phase === "complete"
+      ? `${s.id} is already complete; your contribution was not used.`
+      : `the model of ${s.id} is already closed and with the solvers; your contribution is kept but not merged.`,
+  unknownSession: (id: string | undefined) =>
+    id ? `there is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `that message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
+  proposalTooEarly: (s: Session) => `${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
+  proposalTooLate: (s: Session) => `${s.id} is already complete; your proposal arrived too late to count.`,
+  alreadyComplete: (s: Session) => `${s.id} is already complete (${s.completion?.status ?? "done"}).`,
+  validationBody: (s: Session, conforms: boolean, violations: number, warnings: number) =>
+    `Validation of ${s.id}, round ${s.round}: ${conforms ? "the model is sound" : `${plural(violations, "violation")}`}${warnings ? `, ${plural(warnings, "warning")}` : ""}`,
+  solutionRequestBody: (s: Session, triples: number) => `Solution request for ${s.id}: the model (${plural(triples, "triple")}) is validated; please propose solutions.`,
+  fixRound: (s: Session, violations: number) =>
+    `${s.id}: the model has ${plural(violations, "violation")}; asking ${names(Object.keys(s.fixRequests))} to fix ${Object.keys(s.fixRequests).length === 1 ? "it" : "them"} (fix round ${s.round - 1} of ${s.settings.maxFixRounds}, ${seconds(s.settings.contributionTimeoutMs)}).`,
+  completeBody: (s: Session) => `Session ${s.id} complete: ${s.completion?.status ?? "?"}`,
+};
+
+function phaseWords(s: Session): string {
+  switch (s.phase) {
+    case "collecting":
+      return s.round === 1 ? "collecting model contributions" : `collecting fixes (round ${s.round})`;
+    case "validating":
+      return "validating the merged model";
+    case "reasoning":
+      return "collecting solution proposals";
+    case "complete":
+      return `complete (${s.completion?.status ?? "?"})`;
+  }
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Said when a contribution window closes before everyone expected answered. */
+export function contributionStallReport(s: Session): string {
+  const got = contributors(s).filter((c) => c.round === s.round).map((c) => c.agent);
+  const missing = missingAgents(s);
+  const rejected = s.rejected.filter((r) => r.round === s.round).map((r) => r.agent);
+  const lines = [
+    `${s.id}: the ${s.round === 1 ? "contribution" : `fix round ${s.round - 1}`} window closed after ${seconds(s.settings.contributionTimeoutMs)}.`,
+    `Received from: ${names(got)}.${missing.length ? ` Missing: ${names(missing)}.` : ""}${rejected.length ? ` Unparsable: ${names([...new Set(rejected)])}.` : ""}`,
+  ];
+  lines.push(Object.keys(s.contributions).length > 0 ? "Next: merging and validating what arrived." : "Next: nothing to merge, so the session ends.");
+  return lines.join("\n");
+}
+
+/** Why the session failed because nothing was contributed. */
+export function noContributionsReason(s: Session): string {
+  const asked = s.requestedAgents ? names(s.requestedAgents) : s.expectedAgents.length ? names(s.expectedAgents) : "all agents in the room";
+  const rejected = [...new Set(s.rejected.map((r) => r.agent))];
+  return `No usable model contribution arrived within ${seconds(s.settings.contributionTimeoutMs)} (asked: ${asked}${rejected.length ? `; unparsable contributions from ${names(rejected)}` : ""}).`;
+}
+
+/** Why reasoning produced no successful solution: who was asked, who answered, why each failed. */
+export function noSolutionReason(s: Session): string {
+  const answered = new Set(s.proposals.map((p) => p.agent.toLowerCase()));
+  const silent = s.solvers.filter((a) => !answered.has(a.toLowerCase()));
+  const parts = [`No successful solution within ${seconds(s.settings.reasoningTimeoutMs)}. Asked: ${names(s.solvers)}.`];
+  if (s.proposals.length === 0) parts.push("Nobody proposed a solution.");
+  for (const p of rankProposals(s.proposals)) {
+    parts.push(`${p.agent} failed: ${clip(p.solution.executionError ?? p.solution.message ?? "no reason given", 160)}.`);
+  }
+  if (silent.length && s.proposals.length) parts.push(`No answer from ${names(silent)}.`);
+  return parts.join(" ");
+}
+
+export function violationsReason(s: Session, violations: number): string {
+  return `The model still has ${plural(violations, "violation")} after ${plural(s.settings.maxFixRounds, "fix round")}.`;
+}
+
+export function nextStepsAfterViolations(): string {
+  return "Next: fix the contributions named above and start again with mfr-start, or raise mfr:maxFixRounds.";
+}
+
+function findingLine(f: ValidationFinding): string {
+  return `${f.severity}: ${clip(f.message, 140)} (${clip(f.focusNode, 60)}${f.path ? `, ${f.path}` : ""})${f.agents.length ? ` from ${names(f.agents)}` : ""}`;
+}
+
+/** The human summary for the primary room: readable in a chat window, 15 lines at most. */
+export function sessionSummary(s: Session, now: number): string {
+  const c = s.completion;
+  const lines: string[] = [];
+  lines.push(`Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}: "${clip(s.problem, 100)}"`);
+  const contribs = contributors(s);
+  if (contribs.length === 0) {
+    lines.push("Contributors: none.");
+  } else {
+    lines.push("Contributors:");
+    const shown = contribs.slice(0, 5);
+    for (const k of shown) lines.push(`  ${k.agent}: ${describeCounts(k.counts)}${k.requested ? "" : " (not requested)"}`);
+    if (contribs.length > shown.length) lines.push(`  … and ${contribs.length - shown.length} more`);
+  }
+  const last = s.validations[s.validations.length - 1];
+  if (last) {
+    lines.push(
+      last.outcome.ok
+        ? `Validation: ${last.outcome.analysis.conforms ? "sound" : "not sound"} after ${plural(last.round, "round")} (${plural(last.outcome.analysis.violations, "violation")}, ${plural(last.outcome.analysis.warnings, "warning")}).`
+        : `Validation: could not finish (${clip(last.outcome.error, 100)}).`,
+    );
+  }
+  const ranked = rankProposals(s.proposals);
+  const best = ranked[0];
+  if (best && best.solution.success) {
+    lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
+    const plan = best.solution.plan ?? [];
+    if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("  "), 300)}`);
+    if (best.solution.bindings?.length) lines.push(`  Bindings: ${clip(best.solution.bindings.join(", "), 200)}`);
+    const goals = best.solution.satisfiesGoals ?? [];
+    if (goals.length) lines.push(`  Goals: ${goalsSatisfied(best)} of ${goals.length} satisfied (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
+    if (ranked.length > 1) lines.push(`Other solutions: ${ranked.length - 1}.`);
+  } else if (c?.status !== "cancelled" && s.solutionRequestedAt !== null) {
+    lines.push(`Solutions: ${ranked.length ? `${ranked.length}, none successful` : "none"}.`);
+  }
+  if (c?.reason) lines.push(`Why: ${clip(c.reason, 300)}`);
+  return lines.slice(0, SUMMARY_MAX_LINES).join("\n");
+}
+
+/** Full detail for the log room. */
+export function sessionDetail(s: Session, now: number): string {
+  const lines = [sessionSummary(s, now), "", "Detail:"];
+  for (const k of contributors(s)) lines.push(`- ${k.agent}${k.agentJid ? ` <${k.agentJid}>` : ""}, round ${k.round}: ${k.tripleCount} triples, ${describeCounts(k.counts)}`);
+  for (const r of s.rejected) lines.push(`- rejected from ${r.agent}, round ${r.round}: ${r.reason}`);
+  for (const v of s.validations) {
+    if (!v.outcome.ok) {
+      lines.push(`- validation round ${v.round}: ${v.outcome.error}`);
+      continue;
+    }
+    lines.push(`- validation round ${v.round}: ${v.outcome.analysis.summary}`);
+    for (const f of v.outcome.analysis.findings.slice(0, 50)) lines.push(`    ${findingLine(f)}`);
+  }
+  for (const p of rankProposals(s.proposals)) {
+    lines.push(`- proposal from ${p.agent}: ${p.solution.success ? "success" : "failure"}: ${clip(p.solution.message ?? "", 200)}`);
+  }
+  return lines.join("\n");
+}
+
+/** Answer to `mfr-status <id>`. */
+export function sessionStatus(s: Session, now: number): string {
+  const lines = [`${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
+  const contribs = contributors(s);
+  lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);
+  const missing = s.phase === "collecting" ? missingAgents(s) : [];
+  if (missing.length) lines.push(`Waiting for: ${names(missing)}.`);
+  const last = s.validations[s.validations.length - 1];
+  lines.push(
+    last
+      ? last.outcome.ok
+        ? `Validation (round ${last.round}): ${last.outcome.analysis.conforms ? "sound" : "not sound"}, ${plural(last.outcome.analysis.violations, "violation")}, ${plural(last.outcome.analysis.warnings, "warning")}.`
+        : `Validation (round ${last.round}): failed (${clip(last.outcome.error, 100)}).`
+      : "Validation: not yet.",
+  );
+  if (s.phase === "reasoning") lines.push(`Proposals: ${s.proposals.length} of ${s.solvers.length} asked.`);
+  if (s.deadline) lines.push(`Time left in this phase: ${seconds(Math.max(0, s.deadline.at - now))}.`);
+  if (s.completion) lines.push(`Ended: ${s.completion.status}${s.completion.reason ? ` (${clip(s.completion.reason, 200)})` : ""}.`);
+  return lines.join("\n");
+}
+
+/** One line of `mfr-list`. */
+export function sessionListLine(s: Session, now: number): string {
+  const age = seconds(now - s.startedAt);
+  return `${s.id}  ${s.phase === "complete" ? (s.completion?.status ?? "complete") : phaseWords(s)}  ${age} ago  "${clip(s.problem, 60)}"`;
+}
+
+export function rankedSolutions(s: Session): Proposal[] {
+  return rankProposals(s.proposals);
+}

@@ -1,0 +1,414 @@
+/**
+ * The session core: `step(state, input, now) → { state, effects }`. Deterministic and free
+ * of I/O, clocks and timers; every protocol rule lives here.
+ */
+import {
+  contributionStallReport,
+  missingAgents,
+  noContributionsReason,
+  noSolutionReason,
+  nextStepsAfterViolations,
+  sessionDetail,
+  sessionSummary,
+  sessionWording as say,
+  violationsReason,
+} from "../chat/session-report.js";
+import { rankProposals } from "./ranking.js";
+import type { AnalysisOutcome, Broadcast, CompletionStatus, Effect, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
+
+/** Late contributions kept per session (they are not merged; the cap bounds memory). */
+const MAX_LATE = 20;
+/** Rejected-contribution notes kept per session. */
+const MAX_REJECTED = 50;
+/** Validation results carried in one ModelValidationResult; the rest are counted. */
+const MAX_RESULTS_SENT = 100;
+/** Issues listed per agent in a fix request. */
+const MAX_ISSUES_PER_AGENT = 20;
+/** The core waits this much longer than the worker's own limit before giving up on it. */
+const VALIDATION_GRACE_MS = 2000;
+
+export function emptySessions(): Sessions {
+  return { byId: {} };
+}
+
+/** Collects the effects of one step. */
+class Step {
+  readonly effects: Effect[] = [];
+  constructor(readonly now: number) {}
+  emit(effect: Effect): void {
+    this.effects.push(effect);
+  }
+  tell(nick: string, text: string): void {
+    this.emit({ kind: "tell", nick, text });
+  }
+  broadcast(message: Broadcast, body: string): void {
+    this.emit({ kind: "broadcast", message, body });
+  }
+  log(level: "debug" | "info" | "warn", msg: string, data: Record<string, unknown>): void {
+    this.emit({ kind: "log", level, msg, data });
+  }
+}
+
+export function step(state: Sessions, input: Input, now: number): StepResult {
+  const s = new Step(now);
+  const existing = state.byId[input.sessionId];
+
+  if (input.kind === "start") {
+    if (existing) {
+      s.log("warn", "session id already in use; start ignored", { sessionId: input.sessionId });
+      return { state, effects: s.effects };
+    }
+    const session = start(input, s);
+    return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
+  }
+
+  if (!existing) {
+    if (input.kind === "contribution" || input.kind === "proposal") s.tell(input.from.nick, say.unknownSession(input.sessionId));
+    s.log("debug", "input for an unknown session", { sessionId: input.sessionId, kind: input.kind });
+    return { state, effects: s.effects };
+  }
+
+  const session = draft(existing);
+  switch (input.kind) {
+    case "contribution":
+      onContribution(session, input, s);
+      break;
+    case "proposal":
+      onProposal(session, input, s);
+      break;
+    case "analysis":
+      onAnalysis(session, input.version, input.outcome, s);
+      break;
+    case "deadline":
+      onDeadline(session, input.at, s);
+      break;
+    case "cancel":
+      onCancel(session, input.by, s);
+      break;
+  }
+  return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
+}
+
+/** A shallow copy whose collections may be changed without touching the previous state. */
+function draft(session: Session): Session {
+  return {
+    ...session,
+    contributions: { ...session.contributions },
+    rejected: [...session.rejected],
+    late: [...session.late],
+    validations: [...session.validations],
+    proposals: [...session.proposals],
+    expectedAgents: [...session.expectedAgents],
+    solvers: [...session.solvers],
+  };
+}
+
+function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
+  const session: Session = {
+    id: input.sessionId,
+    problem: input.problem,
+    startedBy: input.by,
+    startedAt: s.now,
+    settings: input.settings,
+    phase: "collecting",
+    round: 1,
+    requestedAgents: input.requestedAgents,
+    expectedAgents: dedupe(input.requestedAgents ?? input.expectedAgents),
+    contributions: {},
+    rejected: [],
+    late: [],
+    contributionsVersion: 0,
+    analysingVersion: null,
+    validations: [],
+    fixRequests: {},
+    model: null,
+    solutionRequestedAt: null,
+    solvers: [],
+    proposals: [],
+    deadline: null,
+    completion: null,
+  };
+  s.emit({ kind: "say", room: "primary", text: say.started(session) });
+  requestContributions(session, s);
+  s.log("info", "session started", { sessionId: session.id, by: input.by.nick, expected: session.expectedAgents });
+  return session;
+}
+
+function requestContributions(session: Session, s: Step): void {
+  const fixRound = session.round > 1;
+  s.broadcast(
+    {
+      type: "ModelContributionRequest",
+      sessionId: session.id,
+      problemDescription: session.problem,
+      round: session.round,
+      requestedAgents: session.requestedAgents,
+      issues: fixRound ? session.fixRequests : null,
+    },
+    say.requestBody(session),
+  );
+  setDeadline(session, "contributions", s.now + session.settings.contributionTimeoutMs, s);
+}
+
+function setDeadline(session: Session, kind: "contributions" | "validation" | "reasoning", at: number, s: Step): void {
+  session.deadline = { kind, at };
+  s.emit({ kind: "schedule", sessionId: session.id, at });
+}
+
+function onContribution(session: Session, input: Extract<Input, { kind: "contribution" }>, s: Step): void {
+  const nick = input.from.nick;
+  if (session.phase === "complete" || session.phase === "reasoning") {
+    s.tell(nick, say.contributionTooLate(session));
+    if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
+      session.late.push(contributionOf(session, input, input.check, s.now));
+    }
+    s.log("info", "late contribution", { sessionId: session.id, agent: nick, phase: session.phase });
+    return;
+  }
+
+  const key = agentKey(session, nick);
+  const previous = key ? session.contributions[key] : undefined;
+  if (previous?.agentJid && input.from.jid && previous.agentJid !== input.from.jid) {
+    s.tell(nick, say.contributionImpersonation(session, nick));
+    s.log("warn", "contribution under a nick that another account used earlier", { sessionId: session.id, nick, earlier: previous.agentJid, now: input.from.jid });
+    return;
+  }
+
+  if (!input.check.ok) {
+    const { message, line, column } = input.check;
+    if (session.rejected.length < MAX_REJECTED) {
+      session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}: ` : ""}${message}` });
+    }
+    s.tell(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined));
+    s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column });
+    return;
+  }
+
+  const contribution = contributionOf(session, input, input.check, s.now);
+  
+  session.contributions[nick] = contribution;
+  session.contributionsVersion++;
+  s.tell(nick, say.contributionAccepted(session, contribution, previous !== undefined));
+  s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined });
+
+  if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
+    s.log("info", "every expected agent has contributed; merging early", { sessionId: session.id, round: session.round });
+    startAnalysis(session, s);
+  }
+  // In `validating`, the newer version is picked up when the running analysis returns.
+}
+
+function contributionOf(session: Session, input: Extract<Input, { kind: "contribution" }>, check: Extract<Input, { kind: "contribution" }>["check"] & { ok: true }, now: number) {
+  const requested = session.requestedAgents === null || session.requestedAgents.some((a) => sameAgent(a, input.from.nick));
+  return {
+    agent: input.from.nick,
+    agentJid: input.from.jid,
+    turtle: input.turtle,
+    receivedAt: now,
+    round: session.round,
+    tripleCount: check.tripleCount,
+    counts: check.counts,
+    requested,
+  };
+}
+
+function startAnalysis(session: Session, s: Step): void {
+  session.phase = "validating";
+  session.analysingVersion = session.contributionsVersion;
+  setDeadline(session, "validation", s.now + session.settings.validationTimeoutMs + VALIDATION_GRACE_MS, s);
+  s.emit({
+    kind: "analyse",
+    sessionId: session.id,
+    version: session.contributionsVersion,
+    problem: session.problem,
+    contributions: Object.values(session.contributions)
+      .sort((a, b) => a.receivedAt - b.receivedAt)
+      .map((c) => ({ agent: c.agent, turtle: c.turtle })),
+  });
+}
+
+function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome, s: Step): void {
+  if (session.phase !== "validating" || version !== session.analysingVersion) {
+    s.log("debug", "stale analysis ignored", { sessionId: session.id, version, phase: session.phase });
+    return;
+  }
+  if (outcome.ok && version < session.contributionsVersion) {
+    // Contributions changed while the worker ran; analyse the newer set instead.
+    s.log("info", "contributions changed during validation; validating again", { sessionId: session.id });
+    startAnalysis(session, s);
+    return;
+  }
+  session.analysingVersion = null;
+  session.validations.push({ round: session.round, at: s.now, outcome });
+
+  if (!outcome.ok) {
+    s.broadcast(validationResult(session, null, outcome.error), `Validation of ${session.id} could not finish: ${outcome.error}`);
+    complete(session, outcome.timedOut ? "timed-out" : "failed", `Validation could not finish: ${outcome.error}.`, s);
+    return;
+  }
+
+  const analysis = outcome.analysis;
+  s.broadcast(validationResult(session, analysis, null), say.validationBody(session, analysis.conforms, analysis.violations, analysis.warnings));
+
+  if (analysis.conforms) {
+    requestSolutions(session, analysis, s);
+    return;
+  }
+  if (session.round <= session.settings.maxFixRounds) {
+    startFixRound(session, analysis, s);
+    return;
+  }
+  complete(session, "failed", `${violationsReason(session, analysis.violations)} ${analysis.summary} ${nextStepsAfterViolations()}`, s);
+}
+
+function validationResult(session: Session, analysis: ModelAnalysis | null, error: string | null): Broadcast {
+  const findings = analysis?.findings ?? [];
+  const sent = findings.slice(0, MAX_RESULTS_SENT);
+  return {
+    type: "ModelValidationResult",
+    sessionId: session.id,
+    round: session.round,
+    conforms: analysis?.conforms ?? false,
+    summary: analysis?.summary ?? `Validation could not finish: ${error ?? "unknown error"}`,
+    results: sent.map((f) => ({
+      severity: f.severity,
+      focusNode: f.focusNode,
+      ...(f.path ? { path: f.path } : {}),
+      message: f.message,
+      ...(f.agents.length ? { agent: f.agents[0], agents: f.agents } : {}),
+    })),
+    omitted: findings.length - sent.length,
+  };
+}
+
+function startFixRound(session: Session, analysis: ModelAnalysis, s: Step): void {
+  const everyone = Object.keys(session.contributions);
+  const issues: Record<string, string[]> = {};
+  for (const f of analysis.findings) {
+    if (f.severity !== "Violation") continue;
+    // A violation nobody owns (e.g. "the model has no Entity") is everyone's to fix.
+    const owners = f.agents.length ? f.agents : everyone;
+    for (const owner of owners) {
+      const list = (issues[owner] ??= []);
+      const line = `${f.message}${f.focusNode ? ` (${f.focusNode}${f.path ? `, ${f.path}` : ""})` : ""}`;
+      if (list.length < MAX_ISSUES_PER_AGENT && !list.includes(line)) list.push(line);
+    }
+  }
+  session.round++;
+  session.fixRequests = issues;
+  session.requestedAgents = Object.keys(issues);
+  session.expectedAgents = Object.keys(issues);
+  session.phase = "collecting";
+  s.emit({ kind: "say", room: "primary", text: say.fixRound(session, analysis.violations) });
+  requestContributions(session, s);
+}
+
+function requestSolutions(session: Session, analysis: ModelAnalysis, s: Step): void {
+  session.model = analysis;
+  session.phase = "reasoning";
+  session.solutionRequestedAt = s.now;
+  session.solvers = Object.keys(session.contributions);
+  s.broadcast({ type: "SolutionRequest", sessionId: session.id, model: analysis.modelTurtle }, say.solutionRequestBody(session, analysis.tripleCount));
+  setDeadline(session, "reasoning", s.now + session.settings.reasoningTimeoutMs, s);
+}
+
+function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }>, s: Step): void {
+  const nick = input.from.nick;
+  if (session.phase === "complete") {
+    s.tell(nick, say.proposalTooLate(session));
+    s.log("info", "proposal after completion ignored", { sessionId: session.id, agent: nick });
+    return;
+  }
+  if (session.phase !== "reasoning") {
+    s.tell(nick, say.proposalTooEarly(session));
+    s.log("info", "proposal before the solution request ignored", { sessionId: session.id, agent: nick, phase: session.phase });
+    return;
+  }
+  const index = session.proposals.findIndex((p) => sameAgent(p.agent, nick));
+  const proposal = { agent: nick, agentJid: input.from.jid, receivedAt: s.now, solution: input.solution };
+  if (index >= 0) session.proposals[index] = proposal;
+  else session.proposals.push(proposal);
+  s.log("info", "proposal received", { sessionId: session.id, agent: nick, success: input.solution.success, replaced: index >= 0 });
+
+  const proposed = new Set(session.proposals.map((p) => p.agent.toLowerCase()));
+  if (session.solvers.length > 0 && session.solvers.every((a) => proposed.has(a.toLowerCase()))) {
+    finishReasoning(session, s);
+  }
+}
+
+function finishReasoning(session: Session, s: Step): void {
+  const solved = session.proposals.some((p) => p.solution.success);
+  complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
+}
+
+function onDeadline(session: Session, at: number, s: Step): void {
+  const deadline = session.deadline;
+  if (!deadline || deadline.at !== at || s.now < at || session.phase === "complete") {
+    s.log("debug", "stale deadline ignored", { sessionId: session.id, at });
+    return;
+  }
+  session.deadline = null;
+  switch (deadline.kind) {
+    case "contributions":
+      s.emit({ kind: "say", room: "primary", text: contributionStallReport(session) });
+      if (Object.keys(session.contributions).length === 0) {
+        complete(session, "failed", noContributionsReason(session), s);
+      } else {
+        startAnalysis(session, s);
+      }
+      return;
+    case "validation": {
+      session.analysingVersion = null;
+      // A ModelValidationResult is always sent, also when the worker never answered.
+      const error = `the model worker did not answer within ${session.settings.validationTimeoutMs} ms`;
+      session.validations.push({ round: session.round, at: s.now, outcome: { ok: false, error, timedOut: true } });
+      s.broadcast(validationResult(session, null, error), `Validation of ${session.id} could not finish: ${error}`);
+      complete(session, "timed-out", `Validation did not finish within ${session.settings.validationTimeoutMs} ms.`, s);
+      return;
+    }
+    case "reasoning":
+      finishReasoning(session, s);
+      return;
+  }
+}
+
+function onCancel(session: Session, by: Participant, s: Step): void {
+  if (session.phase === "complete") {
+    s.tell(by.nick, say.alreadyComplete(session));
+    return;
+  }
+  complete(session, "cancelled", `Cancelled by ${by.nick}.`, s);
+}
+
+/** The one way a session ends: SessionComplete goes out exactly once. */
+function complete(session: Session, status: CompletionStatus, reason: string | undefined, s: Step): void {
+  if (session.phase === "complete") return;
+  session.phase = "complete";
+  session.deadline = null;
+  session.completion = { status, at: s.now, reason, summary: "" };
+  const summary = sessionSummary(session, s.now);
+  session.completion.summary = summary;
+  s.emit({ kind: "unschedule", sessionId: session.id });
+  s.broadcast(
+    { type: "SessionComplete", sessionId: session.id, status, solutions: rankProposals(session.proposals), summary, reason },
+    say.completeBody(session),
+  );
+  s.emit({ kind: "say", room: "primary", text: summary });
+  s.emit({ kind: "say", room: "log", text: sessionDetail(session, s.now) });
+  s.emit({ kind: "finished", sessionId: session.id });
+  s.log("info", "session complete", { sessionId: session.id, status, reason });
+}
+
+function sameAgent(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** The key an agent's contribution is stored under (nicks compare case-insensitively). */
+function agentKey(session: Session, nick: string): string | undefined {
+  return Object.keys(session.contributions).find((k) => sameAgent(k, nick));
+}
+
+function dedupe(list: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return list.filter((a) => (seen.has(a.toLowerCase()) ? false : (seen.add(a.toLowerCase()), true)));
+}

@@ -1,0 +1,231 @@
+/**
+ * The vocabulary of the session core: what a session is, what can happen to it (Input),
+ * and what it asks the shell to do (Effect). Plain data only, so sessions can be logged,
+ * replayed and compared in tests.
+ */
+
+export type SessionId = string;
+
+/** Where a session is in the protocol. Every phase but `complete` has a deadline. */
+export type Phase = "collecting" | "validating" | "reasoning" | "complete";
+
+export type CompletionStatus = "solved" | "failed" | "timed-out" | "cancelled";
+
+/** Per-session copy of the settings, fixed at start so a replay behaves the same. */
+export interface SessionSettings {
+  contributionTimeoutMs: number;
+  validationTimeoutMs: number;
+  reasoningTimeoutMs: number;
+  maxFixRounds: number;
+  /** Most triples a contribution may have; enforced by the checker, recorded for reports. */
+  maxTriplesPerContribution: number;
+}
+
+/** Someone in the room, as identified by the shell. */
+export interface Participant {
+  nick: string;
+  /** Real bare JID when the room reveals it; used to catch impersonation. */
+  jid: string | undefined;
+}
+
+/** What one agent added, by kind of model item. */
+export interface ItemCounts {
+  entities: number;
+  stateVariables: number;
+  actions: number;
+  constraints: number;
+  goals: number;
+}
+
+/** The result of checking one contribution's syntax on arrival (done off the event loop by the shell). */
+export type ContributionCheck =
+  | { ok: true; tripleCount: number; counts: ItemCounts }
+  | { ok: false; message: string; line: number | null; column: number | null };
+
+export interface Contribution {
+  agent: string;
+  agentJid: string | undefined;
+  turtle: string;
+  receivedAt: number;
+  round: number;
+  tripleCount: number;
+  counts: ItemCounts;
+  /** False when the agent was not among those asked. */
+  requested: boolean;
+}
+
+export interface RejectedContribution {
+  agent: string;
+  receivedAt: number;
+  round: number;
+  reason: string;
+}
+
+export type Severity = "Violation" | "Warning" | "Info";
+
+export interface ValidationFinding {
+  severity: Severity;
+  focusNode: string;
+  path?: string;
+  message: string;
+  agents: string[];
+}
+
+/** What the model worker says about the merged contributions of one round. */
+export interface ModelAnalysis {
+  conforms: boolean;
+  violations: number;
+  warnings: number;
+  findings: ValidationFinding[];
+  summary: string;
+  /** The merged model as Turtle (what solvers receive). */
+  modelTurtle: string;
+  tripleCount: number;
+}
+
+export type AnalysisOutcome = { ok: true; analysis: ModelAnalysis } | { ok: false; error: string; timedOut: boolean };
+
+export interface ValidationRecord {
+  round: number;
+  at: number;
+  outcome: AnalysisOutcome;
+}
+
+export interface SolutionBody {
+  success: boolean;
+  message: string;
+  plan?: string[];
+  bindings?: string[];
+  satisfiesGoals?: Array<{ goal: string; satisfied: boolean }>;
+  executionError?: string;
+  /** Anything else the agent sent, kept and shown. */
+  [extra: string]: unknown;
+}
+
+export interface Proposal {
+  agent: string;
+  agentJid: string | undefined;
+  receivedAt: number;
+  solution: SolutionBody;
+}
+
+export interface Completion {
+  status: CompletionStatus;
+  at: number;
+  reason: string | undefined;
+  summary: string;
+}
+
+export type DeadlineKind = "contributions" | "validation" | "reasoning";
+
+export interface Deadline {
+  kind: DeadlineKind;
+  at: number;
+}
+
+export interface Session {
+  id: SessionId;
+  problem: string;
+  startedBy: Participant;
+  startedAt: number;
+  settings: SessionSettings;
+  phase: Phase;
+  /** 1 for the first contribution request; each fix round adds one. */
+  round: number;
+  /** Agents asked in this round, or null when every agent was invited. */
+  requestedAgents: string[] | null;
+  /** Agents whose contributions close the window early in this round. */
+  expectedAgents: string[];
+  contributions: Record<string, Contribution>;
+  rejected: RejectedContribution[];
+  /** Contributions that arrived after the model was closed: kept, not merged. */
+  late: Contribution[];
+  /** Bumped on every accepted contribution, so a stale analysis can be recognised. */
+  contributionsVersion: number;
+  /** The version the running analysis is working on. */
+  analysingVersion: number | null;
+  validations: ValidationRecord[];
+  /** The per-agent issues sent in the latest fix round. */
+  fixRequests: Record<string, string[]>;
+  model: ModelAnalysis | null;
+  solutionRequestedAt: number | null;
+  /** Agents asked for solutions: every contributor. */
+  solvers: string[];
+  proposals: Proposal[];
+  deadline: Deadline | null;
+  completion: Completion | null;
+}
+
+/** Everything that can happen to sessions. Each input is logged before it is applied. */
+export type Input =
+  | {
+      kind: "start";
+      sessionId: SessionId;
+      problem: string;
+      by: Participant;
+      settings: SessionSettings;
+      /** Agents known to be present; the window closes early once all have contributed. */
+      expectedAgents: string[];
+      /** Set when agents were chosen (debate / selection); null invites everyone. */
+      requestedAgents: string[] | null;
+    }
+  | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck }
+  | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
+  | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
+  | { kind: "deadline"; sessionId: SessionId; at: number }
+  | { kind: "cancel"; sessionId: SessionId; by: Participant };
+
+/** The protocol messages the core asks the shell to broadcast in the primary room. */
+export type Broadcast =
+  | {
+      type: "ModelContributionRequest";
+      sessionId: SessionId;
+      problemDescription: string;
+      round: number;
+      requestedAgents: string[] | null;
+      issues: Record<string, string[]> | null;
+    }
+  | {
+      type: "ModelValidationResult";
+      sessionId: SessionId;
+      round: number;
+      conforms: boolean;
+      summary: string;
+      results: Array<{ severity: Severity; focusNode: string; path?: string; message: string; agent?: string; agents?: string[] }>;
+      /** How many results were left out to keep the message bounded. */
+      omitted: number;
+    }
+  | { type: "SolutionRequest"; sessionId: SessionId; model: string }
+  | {
+      type: "SessionComplete";
+      sessionId: SessionId;
+      status: CompletionStatus;
+      solutions: Proposal[];
+      summary: string;
+      reason: string | undefined;
+    };
+
+export type Effect =
+  /** A protocol message to the primary room, with a one-line body for people. */
+  | { kind: "broadcast"; message: Broadcast; body: string }
+  /** A short answer addressed to one participant in the primary room (`nick: text`). */
+  | { kind: "tell"; nick: string; text: string }
+  /** Human text for the primary room (or the log room for full detail). */
+  | { kind: "say"; room: "primary" | "log"; text: string }
+  /** Run parse + merge + validate off the event loop and answer with an `analysis` input. */
+  | { kind: "analyse"; sessionId: SessionId; version: number; problem: string; contributions: Array<{ agent: string; turtle: string }> }
+  /** Call back with a `deadline` input at `at` (replaces the session's previous deadline). */
+  | { kind: "schedule"; sessionId: SessionId; at: number }
+  | { kind: "unschedule"; sessionId: SessionId }
+  /** The session is complete; the shell may archive it. */
+  | { kind: "finished"; sessionId: SessionId }
+  | { kind: "log"; level: "debug" | "info" | "warn"; msg: string; data: Record<string, unknown> };
+
+export interface Sessions {
+  byId: Record<SessionId, Session>;
+}
+
+export interface StepResult {
+  state: Sessions;
+  effects: Effect[];
+}

@@ -1,0 +1,188 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { CoordinatorProcess } from "../support/coordinator-process.js";
+import { TestPeer, type ReceivedMessage } from "../support/peer.js";
+import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
+
+let server: LocalProsody;
+const cleanup: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  server = await startTestProsody();
+});
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const TIMEOUTS = "mfr:contributionTimeout 4000 ; mfr:reasoningTimeout 4000 ; mfr:validationTimeout 10000 ;";
+
+async function setUp(mfrConfig = TIMEOUTS): Promise<{ room: string; human: TestPeer; coordinator: CoordinatorProcess }> {
+  const room = uniqueRoom(server);
+  const coordinator = await CoordinatorProcess.start({ server, room, mfrConfig });
+  cleanup.push(() => coordinator.kill());
+  await coordinator.joined(room);
+  const account = await registerUser(server, "alice");
+  const human = await TestPeer.connect(peerOptions(server, account));
+  cleanup.push(() => human.stop());
+  await human.joinRoom(room, "alice");
+  return { room, human, coordinator };
+}
+
+async function agent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
+  const a = await ScriptedAgent.join(server, room, nick, script);
+  cleanup.push(() => a.stop());
+  await a.announce();
+  return a;
+}
+
+const negotiation = (type: string, sessionId?: string) => (m: ReceivedMessage) =>
+  m.payload?.mode === Mode.ModelNegotiation && m.payload.messageType === `${MFR}${type}` && (sessionId === undefined || (m.payload.json as { sessionId?: string }).sessionId === sessionId);
+
+function json(m: ReceivedMessage): Record<string, unknown> {
+  return m.payload?.json as Record<string, unknown>;
+}
+
+async function startSession(human: TestPeer, room: string, problem: string): Promise<string> {
+  await human.sendGroupchat(room, { body: `mfr-start ${problem}` });
+  const request = await human.waitForMessage(negotiation("ModelContributionRequest"));
+  return String(json(request).sessionId);
+}
+
+describe("MFR sessions over a real room", () => {
+  it("happy path: contributions merge early, the sound model goes to solvers, the best solution wins", async () => {
+    const { room, human } = await setUp();
+    await agent(room, "modeler", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    await agent(room, "planner", { contribution: () => PLANNER_TURTLE, solution: () => ({ success: false, message: "no plan found" }) });
+    await new Promise((r) => setTimeout(r, 200)); // the announcements reach the coordinator first
+
+    const started = Date.now();
+    const sessionId = await startSession(human, room, "Deliver goods from the depot to the warehouse with one truck");
+    const validation = await human.waitForMessage(negotiation("ModelValidationResult", sessionId));
+    expect(json(validation).conforms).toBe(true);
+    const request = await human.waitForMessage(negotiation("SolutionRequest", sessionId));
+    expect(String(json(request).model)).toContain("Truck 1");
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
+    // Both contributed before the 4 s window closed, and both proposed: no waiting for timeouts.
+    expect(Date.now() - started).toBeLessThan(4000);
+    const body = json(complete);
+    expect(body.status).toBe("solved");
+    const solutions = body.solutions as Array<{ agent: string; success: boolean }>;
+    expect(solutions.map((s) => s.agent)).toEqual(["modeler", "planner"]);
+    expect(solutions[0]?.success).toBe(true);
+    const summary = await human.waitForMessage((m) => m.type === "groupchat" && !m.payload && (m.body ?? "").startsWith(`Session ${sessionId} solved`));
+    expect(summary.body).toContain("modeler: 3 entities, 1 action");
+    expect(summary.body).toContain("drive(truck, depot, warehouse)");
+    expect((summary.body ?? "").split("\n").length).toBeLessThanOrEqual(15);
+  });
+
+  it("a fix round: the responsible agent is asked to fix, fixes, and the session is solved", async () => {
+    const { room, human } = await setUp();
+    await agent(room, "modeler", { contribution: (round) => (round === 1 ? MODELER_TURTLE : undefined), solution: () => GOOD_SOLUTION });
+    const planner = await agent(room, "planner", { contribution: (round) => (round === 1 ? PLANNER_TURTLE_BROKEN : PLANNER_TURTLE), solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Deliver goods");
+    const first = await human.waitForMessage(negotiation("ModelValidationResult", sessionId));
+    expect(json(first).conforms).toBe(false);
+    const results = json(first).results as Array<{ severity: string; agent?: string; message: string }>;
+    expect(results.some((r) => r.severity === "Violation" && r.agent === "planner")).toBe(true);
+    const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && json(m).round === 2);
+    expect(json(fix).requestedAgents).toEqual(["planner"]);
+    expect(Object.keys(json(fix).issues as object)).toEqual(["planner"]);
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    expect(json(complete).status).toBe("solved");
+    expect(planner.requests.map((r) => r.round)).toEqual([1, 2]);
+  });
+
+  it("malformed Turtle gets a reply with line and column, and the session goes on", async () => {
+    const { room, human } = await setUp();
+    const modeler = await agent(room, "modeler", { solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Deliver goods");
+    await modeler.contribute(sessionId, '@prefix mfr: <http://purl.org/stuff/mfr/> .\n<#a> a mfr:Entity ;\n  mfr:entityType "Vehicle ;\n');
+    const complaint = await modeler.peer.waitForMessage((m) => (m.body ?? "").startsWith("modeler: your contribution") && (m.body ?? "").includes("not valid Turtle"));
+    expect(complaint.body).toMatch(/line \d+/);
+    await modeler.contribute(sessionId, MODELER_TURTLE);
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    expect(json(complete).status).toBe("solved");
+  });
+
+  it("no contributions: a stall report, then SessionComplete failed with the reason", async () => {
+    const { room, human } = await setUp("mfr:contributionTimeout 800 ;");
+    const sessionId = await startSession(human, room, "Nobody will answer");
+    const report = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}: the contribution window closed`));
+    expect(report.body).toContain("Next: nothing to merge");
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
+    expect(json(complete).status).toBe("failed");
+    expect(String(json(complete).reason)).toContain("No usable model contribution");
+  });
+
+  it("no solutions: failed, with who was asked and why each failed", async () => {
+    const { room, human } = await setUp("mfr:contributionTimeout 4000 ; mfr:reasoningTimeout 1000 ;");
+    await agent(room, "modeler", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => ({ success: false, message: "stuck", executionError: "no route" }) });
+    await agent(room, "silent", { contribution: () => PLANNER_TURTLE });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Deliver goods");
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    expect(json(complete).status).toBe("failed");
+    const reason = String(json(complete).reason);
+    expect(reason).toMatch(/Asked: (modeler and silent|silent and modeler)\./);
+    expect(reason).toContain("modeler failed: no route");
+    expect(reason).toContain("No answer from silent");
+  });
+
+  it("two concurrent sessions stay apart", async () => {
+    const { room, human } = await setUp();
+    const modeler = await agent(room, "modeler", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    const planner = await agent(room, "planner", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    await human.sendGroupchat(room, { body: "mfr-start First problem" });
+    await human.sendGroupchat(room, { body: "mfr-start Second problem" });
+    const a = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
+    const b = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
+    const ids = [json(a).sessionId, json(b).sessionId];
+    expect(new Set(ids).size).toBe(2);
+    expect([json(a).status, json(b).status]).toEqual(["solved", "solved"]);
+    expect(new Set(modeler.requests.map((r) => r.sessionId))).toEqual(new Set(ids));
+    expect(planner.solutionRequests).toHaveLength(2);
+    // Each SolutionRequest carries only its own session's problem.
+    await human.sendGroupchat(room, { body: "mfr-list" });
+    const list = await human.waitForMessage((m) => (m.body ?? "").startsWith("Sessions, newest first"));
+    for (const id of ids) expect(list.body).toContain(String(id));
+  });
+
+  it("cancel: SessionComplete cancelled, once; status and later proposals are handled", async () => {
+    const { room, human } = await setUp("mfr:contributionTimeout 60000 ;");
+    const late = await agent(room, "late", {});
+    const sessionId = await startSession(human, room, "To be cancelled");
+    await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}: collecting`));
+    expect(status.body).toMatch(/Time left in this phase: \d+/);
+    await human.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
+    expect(json(complete).status).toBe("cancelled");
+    await late.propose(sessionId, GOOD_SOLUTION);
+    const polite = await late.peer.waitForMessage((m) => (m.body ?? "").startsWith("late:") && (m.body ?? "").includes("already complete"));
+    expect(polite.body).toContain("too late");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(human.messages.filter(negotiation("SessionComplete", sessionId))).toHaveLength(1);
+  });
+
+  it("unknown sessions and unreadable JSON get a clear reply; nothing already collected is lost", async () => {
+    const { room, human } = await setUp("mfr:contributionTimeout 2000 ;");
+    const modeler = await agent(room, "modeler", { contribution: () => MODELER_TURTLE });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Robustness");
+    await modeler.peer.waitForMessage((m) => (m.body ?? "").startsWith(`modeler: contribution received for ${sessionId}`));
+    await modeler.contribute("no-such-session", MODELER_TURTLE);
+    await modeler.peer.waitForMessage((m) => (m.body ?? "").includes('there is no session "no-such-session"'));
+    await modeler.peer.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ broken" } });
+    await modeler.peer.waitForMessage((m) => (m.body ?? "").includes("I could not read your ModelNegotiation message"));
+    await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}:`));
+    expect(status.body).toContain("modeler (3 entities, 1 action)");
+  });
+});

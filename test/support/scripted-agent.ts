@@ -1,0 +1,113 @@
+/**
+ * A peer agent for integration tests, speaking only the wire protocol (PROTOCOL.md): it
+ * answers every ModelContributionRequest with a contribution and every SolutionRequest
+ * with a proposal, as existing peers do. What it sends is scripted per test.
+ */
+import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
+import { TestPeer, type ReceivedMessage } from "./peer.js";
+import { peerOptions, registerUser, type LocalProsody } from "./prosody.js";
+
+export interface AgentScript {
+  /** Turtle for round n, or undefined to stay silent in that round. */
+  contribution?: (round: number, sessionId: string) => string | undefined;
+  /** The `solution` object of a SolutionProposal, or undefined to stay silent. */
+  solution?: (model: string, sessionId: string) => Record<string, unknown> | undefined;
+}
+
+export class ScriptedAgent {
+  readonly requests: Array<{ sessionId: string; round: number; issues?: Record<string, string[]>; requestedAgents?: string[] }> = [];
+  readonly solutionRequests: Array<{ sessionId: string; model: string }> = [];
+
+  private constructor(
+    readonly peer: TestPeer,
+    readonly room: string,
+    readonly nick: string,
+    private readonly script: AgentScript,
+  ) {
+    peer.xmpp.on("stanza", (stanza) => void this.onStanza(stanza));
+  }
+
+  static async join(server: LocalProsody, room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
+    const account = await registerUser(server, nick.toLowerCase());
+    const peer = await TestPeer.connect(peerOptions(server, account));
+    await peer.joinRoom(room, nick);
+    return new ScriptedAgent(peer, room, nick, script);
+  }
+
+  /** Says hello with a HumanChat payload, which is how the coordinator learns it is an agent. */
+  async announce(): Promise<void> {
+    await this.peer.sendGroupchat(this.room, { payload: { mode: Mode.HumanChat, mime: "text/plain", content: `${this.nick} ready` } });
+  }
+
+  async contribute(sessionId: string, turtle: string): Promise<void> {
+    await this.peer.sendGroupchat(this.room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } });
+  }
+
+  async propose(sessionId: string, solution: Record<string, unknown>): Promise<void> {
+    // Pretty-printed, no messageType attribute, short type name: as liberal as real peers.
+    await this.peer.sendGroupchat(this.room, {
+      payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify({ messageType: `${MFR}SolutionProposal`, sessionId, solution }, null, 2) },
+    });
+  }
+
+  private async onStanza(stanza: ReceivedMessage["stanza"]): Promise<void> {
+    if (!stanza.is("message") || stanza.attrs.type !== "groupchat") return;
+    const payload = stanza.getChild("payload", LINGUE);
+    if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(payload.text()) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const sessionId = String(json.sessionId);
+    if (json.messageType === `${MFR}ModelContributionRequest`) {
+      const round = Number(json.round ?? 1);
+      this.requests.push({ sessionId, round, issues: json.issues as Record<string, string[]>, requestedAgents: json.requestedAgents as string[] });
+      const turtle = this.script.contribution?.(round, sessionId);
+      if (turtle !== undefined) await this.contribute(sessionId, turtle);
+    } else if (json.messageType === `${MFR}SolutionRequest`) {
+      const model = String(json.model ?? "");
+      this.solutionRequests.push({ sessionId, model });
+      const solution = this.script.solution?.(model, sessionId);
+      if (solution !== undefined) await this.propose(sessionId, solution);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.peer.stop();
+  }
+}
+
+/** Entities and an action: the "modeler" half of the sample problem. */
+export const MODELER_TURTLE = `@prefix mfr: <http://purl.org/stuff/mfr/> .
+@prefix schema: <http://schema.org/> .
+<#truck> a mfr:Entity ; mfr:entityType "Vehicle" ; schema:name "Truck 1" .
+<#depot> a mfr:Entity ; mfr:entityType "Location" ; schema:name "Depot"@en .
+<#warehouse> a mfr:Entity ; mfr:entityType "Location" ; schema:name "Warehouse" .
+<#drive> a mfr:Action ; mfr:actionName "drive" ; mfr:hasParameter <#truck> ;
+  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "at(truck, depot)" ] ;
+  mfr:hasEffect [ a mfr:Effect ; mfr:expression "at(truck, warehouse)" ] .
+`;
+
+/** Constraints and a goal: the "planner" half. */
+export const PLANNER_TURTLE = `@prefix mfr: <http://purl.org/stuff/mfr/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+<#oneTruck> a mfr:Constraint ; mfr:constraintType "resource" ; mfr:appliesTo "problem" ; rdfs:comment "Only one truck." .
+<#delivered> a mfr:Goal ; rdfs:label "goods delivered" ; mfr:expression "at(truck, warehouse)" .
+`;
+
+/** The planner's half with a Goal that says nothing: a Violation. */
+export const PLANNER_TURTLE_BROKEN = `@prefix mfr: <http://purl.org/stuff/mfr/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+<#oneTruck> a mfr:Constraint ; mfr:constraintType "resource" ; mfr:appliesTo "problem" ; rdfs:comment "Only one truck." .
+<#delivered> a mfr:Goal .
+`;
+
+export const GOOD_SOLUTION = {
+  success: true,
+  message: "Drive the truck from the depot to the warehouse.",
+  plan: ["drive(truck, depot, warehouse)"],
+  bindings: ["truck=Truck 1"],
+  satisfiesGoals: [{ goal: "goods delivered", satisfied: true }],
+};
