@@ -17,6 +17,7 @@ const USAGE = `Usage: mfr-coordinator <command> [options]
 Commands:
   start           connect, join the room and run sessions (default)
   check-config    validate the configuration and print it, secrets masked
+  demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
 
 Options:
@@ -119,6 +120,12 @@ async function main(): Promise<void> {
     case "check-config": {
       const config = configOrExit(args.flags);
       process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+      return;
+    }
+    case "demo": {
+      const { runDemo } = await import("./demo/run-demo.js");
+      const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
+      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`) });
       return;
     }
     case "start": {

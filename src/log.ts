@@ -7,6 +7,8 @@ export interface LogOptions {
   level: string;
   /** Human-readable lines instead of JSON. */
   pretty: boolean;
+  /** A file to append to instead of stdout. */
+  destination?: string;
 }
 
 /** Fields that may hold secrets; pino replaces them wherever they appear. */
@@ -15,6 +17,7 @@ const REDACT = ["password", "*.password", "xmpp.password", "config.xmpp.password
 /** JSON lines to stdout (for operators' log pipelines), or pretty lines for a terminal. */
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact: { paths: REDACT, censor: "********" }, base: { app: "mfr-coordinator" } };
+  if (options.destination) return pino(base, pino.destination({ dest: options.destination, sync: true, mkdir: true }));
   if (!options.pretty) return pino(base);
   return pino(base, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: "HH:MM:ss.l", ignore: "pid,hostname,app" }));
 }

@@ -2,6 +2,7 @@
  * Every sentence people read about a session: acknowledgements, stall reports, the final
  * summary, status and list lines. Pure functions of the session, so the core can call them.
  */
+import { sessionBaseIri } from "../protocol/vocab.js";
 import { goalsSatisfied, rankProposals } from "../session/ranking.js";
 import type { Contribution, ItemCounts, Proposal, Session, ValidationFinding } from "../session/types.js";
 
@@ -46,7 +47,7 @@ export function missingAgents(session: Session): string[] {
 
 export const sessionWording = {
   started: (s: Session) =>
-    `Session ${s.id} started: "${clip(s.problem, 200)}". Asking ${s.requestedAgents ? names(s.requestedAgents) : "all agents"} for model contributions; the window closes in ${seconds(s.settings.contributionTimeoutMs)}.`,
+    `Session ${s.id} started: "${clip(s.problem, 200)}"; asking ${s.requestedAgents ? names(s.requestedAgents) : "all agents"} for model contributions; the window closes in ${seconds(s.settings.contributionTimeoutMs)}.`,
   requestBody: (s: Session) =>
     s.round === 1 ? `Model contribution request for ${s.id}: ${clip(s.problem, 120)}` : `Fix round ${s.round} for ${s.id}: ${names(Object.keys(s.fixRequests))}, please fix your contributions`,
   contributionAccepted: (s: Session, c: Contribution, replaced: boolean) =>
@@ -68,7 +69,12 @@ export const sessionWording = {
     `Validation of ${s.id}, round ${s.round}: ${conforms ? "the model is sound" : `${plural(violations, "violation")}`}${warnings ? `, ${plural(warnings, "warning")}` : ""}`,
   solutionRequestBody: (s: Session, triples: number) => `Solution request for ${s.id}: the model (${plural(triples, "triple")}) is validated; please propose solutions.`,
   fixRound: (s: Session, violations: number) =>
-    `${s.id}: the model has ${plural(violations, "violation")}; asking ${names(Object.keys(s.fixRequests))} to fix ${Object.keys(s.fixRequests).length === 1 ? "it" : "them"} (fix round ${s.round - 1} of ${s.settings.maxFixRounds}, ${seconds(s.settings.contributionTimeoutMs)}).`,
+    [
+      `${s.id}: the model has ${plural(violations, "violation")}; asking ${names(Object.keys(s.fixRequests))} to fix ${Object.keys(s.fixRequests).length === 1 ? "it" : "them"} (fix round ${s.round - 1} of ${s.settings.maxFixRounds}, ${seconds(s.settings.contributionTimeoutMs)}).`,
+      ...Object.entries(s.fixRequests)
+        .flatMap(([agent, issues]) => issues.map((issue) => `  ${agent}: ${clip(readable(s, issue), 160)}`))
+        .slice(0, 4),
+    ].join("\n"),
   completeBody: (s: Session) => `Session ${s.id} complete: ${s.completion?.status ?? "?"}`,
 };
 
@@ -83,6 +89,11 @@ function phaseWords(s: Session): string {
     case "complete":
       return `complete (${s.completion?.status ?? "?"})`;
   }
+}
+
+/** IRIs minted under the session's base are shown relative to it (`#delivered`). */
+function readable(s: Session, text: string): string {
+  return text.split(sessionBaseIri(s.id)).join("");
 }
 
 function clip(text: string, max: number): string {
@@ -131,8 +142,8 @@ export function nextStepsAfterViolations(): string {
   return "Next: fix the contributions named above and start again with mfr-start, or raise mfr:maxFixRounds.";
 }
 
-function findingLine(f: ValidationFinding): string {
-  return `${f.severity}: ${clip(f.message, 140)} (${clip(f.focusNode, 60)}${f.path ? `, ${f.path}` : ""})${f.agents.length ? ` from ${names(f.agents)}` : ""}`;
+function findingLine(s: Session, f: ValidationFinding): string {
+  return `${f.severity}: ${clip(f.message, 140)} (${clip(readable(s, f.focusNode), 60)}${f.path ? `, ${f.path}` : ""})${f.agents.length ? ` from ${names(f.agents)}` : ""}`;
 }
 
 /** The human summary for the primary room: readable in a chat window, 15 lines at most. */
@@ -162,7 +173,7 @@ export function sessionSummary(s: Session, now: number): string {
   if (best && best.solution.success) {
     lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
     const plan = best.solution.plan ?? [];
-    if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("  "), 300)}`);
+    if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("; "), 300)}`);
     if (best.solution.bindings?.length) lines.push(`  Bindings: ${clip(best.solution.bindings.join(", "), 200)}`);
     const goals = best.solution.satisfiesGoals ?? [];
     if (goals.length) lines.push(`  Goals: ${goalsSatisfied(best)} of ${goals.length} satisfied (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
@@ -185,7 +196,7 @@ export function sessionDetail(s: Session, now: number): string {
       continue;
     }
     lines.push(`- validation round ${v.round}: ${v.outcome.analysis.summary}`);
-    for (const f of v.outcome.analysis.findings.slice(0, 50)) lines.push(`    ${findingLine(f)}`);
+    for (const f of v.outcome.analysis.findings.slice(0, 50)) lines.push(`    ${findingLine(s, f)}`);
   }
   for (const p of rankProposals(s.proposals)) {
     lines.push(`- proposal from ${p.agent}: ${p.solution.success ? "success" : "failure"}: ${clip(p.solution.message ?? "", 200)}`);

@@ -143,7 +143,7 @@ function str(value: unknown): string | undefined {
 }
 
 /** A relative path is looked up in the working directory first, then in the package. */
-function resolveShipped(cwd: string, path: string): string {
+export function resolveShipped(cwd: string, path: string): string {
   if (isAbsolute(path)) return path;
   const local = resolve(cwd, path);
   if (existsSync(local) || !PACKAGE_ROOT) return local;

@@ -92,3 +92,11 @@ export const PREFIXES: Record<string, string> = {
   owl: OWL,
   schema: SCHEMA_HTTP,
 };
+
+/**
+ * The base IRI of one session: relative IRIs in every contribution resolve against it (so
+ * two agents' `<#alice>` meet), and the coordinator mints its own nodes under it.
+ */
+export function sessionBaseIri(sessionId: string): string {
+  return `${MFR}session/${encodeURIComponent(sessionId)}/`;
+}

@@ -8,7 +8,7 @@ import { sessionListLine, sessionStatus } from "../chat/session-report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { protocolStanzas } from "../protocol/outbound.js";
-import { MFR } from "../protocol/vocab.js";
+import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { emptySessions, step } from "../session/step.js";
 import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
@@ -45,10 +45,6 @@ export interface SessionHostOptions {
 
 /** Completed sessions kept in memory for mfr-status/mfr-list. */
 const COMPLETED_KEPT = 200;
-
-export function sessionBaseIri(sessionId: string): string {
-  return `${MFR}session/${encodeURIComponent(sessionId)}/`;
-}
 
 export class SessionHost {
   private state: Sessions = emptySessions();

@@ -1,0 +1,128 @@
+/**
+ * `mfr-coordinator demo`: the whole product on this machine. A throw-away Prosody, the
+ * coordinator, two example agents and a scripted person who starts a session; the room
+ * transcript is printed as it happens and the run ends when the session is complete.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExampleAgent } from "../../examples/agents/example-agent.js";
+import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
+import { resolveShipped } from "../config/load.js";
+import { ConfigSchema, DEFAULTS, type Config } from "../config/schema.js";
+import { Coordinator } from "../coordinator.js";
+import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalProsody } from "../localserver/index.js";
+import { createLogger } from "../log.js";
+import { MessageType } from "../protocol/vocab.js";
+import { RoomTranscript } from "./room-transcript.js";
+
+const ROOM = "mfr-demo@conference.localhost";
+const SESSION_TIMEOUT_MS = 60_000;
+
+export interface DemoOptions {
+  /** May the demo run apt-get to install Prosody? */
+  allowInstall: boolean;
+  print: (line: string) => void;
+}
+
+/** Runs the demo; resolves with the process exit code. */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const { print } = options;
+  try {
+    await ensureProsody({ allowInstall: options.allowInstall, log: (l) => print(`demo: ${l}`) });
+  } catch (err) {
+    if (err instanceof ProsodyNotInstalledError) {
+      print(`demo: Prosody (the XMPP server the demo runs locally) is not installed. Install it with:\n\n    ${err.installCommand}\n\nthen run npm run demo again.`);
+      return 1;
+    }
+    throw err;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), "mfr-demo-"));
+  const server = await startLocalProsody();
+  const stoppers: Array<() => Promise<unknown>> = [];
+  try {
+    print(`demo: a throw-away Prosody is listening on ${server.service}; room ${ROOM}`);
+    const accounts = await registerAll(server, ["coordinator", "modeler", "planner", "alice"]);
+    const logPath = join(dir, "coordinator.log");
+    const coordinator = new Coordinator({ config: demoConfig(server, accounts.coordinator as string, dir), log: createLogger({ level: "debug", pretty: false, destination: logPath }) });
+    stoppers.push(() => coordinator.stop());
+    await coordinator.start();
+    await waitUntil(() => coordinator.rooms.isJoined(ROOM), 10_000, "the coordinator did not join the room");
+
+    const started = Date.now();
+    const alice = new RoomTranscript({ service: server.service, domain: server.domain, username: "alice", password: accounts.alice as string }, ROOM, "alice", print, started);
+    stoppers.push(() => alice.leave());
+    print("\n--- room transcript (as alice sees it) ---");
+    await alice.join();
+
+    for (const [nick, script, thinkMs] of [["modeler", MODELER_SCRIPT, 100], ["planner", PLANNER_SCRIPT, 400]] as const) {
+      const agent = new ExampleAgent({ service: server.service, domain: server.domain, username: nick, password: accounts[nick] as string, room: ROOM, nick, script, thinkMs });
+      stoppers.push(() => agent.stop());
+      await agent.start();
+    }
+    await alice.waitFor((l) => l.nick === "planner", 5000);
+
+    await alice.say(`mfr-start ${SAMPLE_PROBLEM}`);
+    const complete = await alice.waitFor((l) => l.payload?.messageType === MessageType.SessionComplete, SESSION_TIMEOUT_MS);
+    const sessionId = String(complete.payload?.json?.sessionId ?? "");
+    const status = String(complete.payload?.json?.status ?? "");
+    const summary = await alice.waitFor((l) => l.text.startsWith(`Session ${sessionId} ${status} after`) && !l.payload, 5000);
+    print("--- end of transcript ---\n");
+    print(`Final summary (${status}):\n${summary.text}\n`);
+    print(`demo: the coordinator's log is in ${logPath}`);
+    return status === "solved" ? 0 : 1;
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+async function registerAll(server: LocalProsody, names: string[]): Promise<Record<string, string>> {
+  const accounts: Record<string, string> = {};
+  for (const name of names) {
+    accounts[name] = `demo-${name}-${Math.random().toString(36).slice(2, 10)}`;
+    await server.register(name, accounts[name] as string);
+  }
+  return accounts;
+}
+
+function demoConfig(server: LocalProsody, password: string, dir: string): Config {
+  return ConfigSchema.parse({
+    profilePath: "(demo)",
+    secretsPath: null,
+    nick: "Coordinator",
+    xmpp: { service: server.service, domain: server.domain, username: "coordinator", password, resource: "Coordinator" },
+    room: ROOM,
+    logRoom: null,
+    mfr: {
+      shapesPath: resolveShipped(process.cwd(), DEFAULTS.shapesPath),
+      contributionTimeoutMs: 15_000,
+      validationTimeoutMs: DEFAULTS.validationTimeoutMs,
+      reasoningTimeoutMs: 15_000,
+      debateTimeoutMs: DEFAULTS.debateTimeoutMs,
+      enableDebate: false,
+      maxFixRounds: DEFAULTS.maxFixRounds,
+      chairNick: DEFAULTS.chairNick,
+    },
+    limits: {
+      maxStanzaBytes: DEFAULTS.maxStanzaBytes,
+      maxInboundBytes: DEFAULTS.maxInboundBytes,
+      maxTriplesPerContribution: DEFAULTS.maxTriplesPerContribution,
+      maxLiveSessions: DEFAULTS.maxLiveSessions,
+      messagesPerMinute: DEFAULTS.messagesPerMinute,
+    },
+    commandAllowList: [],
+    protocolAllowList: [],
+    dataDir: join(dir, "data"),
+    logLevel: "debug",
+  });
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number, message: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
