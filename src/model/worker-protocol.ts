@@ -1,0 +1,36 @@
+/**
+ * Messages between ModelWorker (main thread) and analysis-worker.ts (the worker thread).
+ * Plain data only: everything crosses the thread boundary by structured clone.
+ */
+import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
+import type { ItemCounts } from "./merge.js";
+import type { ParseError } from "./parse.js";
+
+/** One contribution to check on its own, as it arrives (before any merge). */
+export interface CheckRequest {
+  turtle: string;
+  baseIri: string;
+  graphIri: string;
+  maxTriples: number;
+}
+
+/** A parse outcome without the quads (they stay in the worker), plus what it would add. */
+export type ContributionCheck =
+  | { ok: true; tripleCount: number; counts: ItemCounts }
+  | { ok: false; error: ParseError };
+
+export type WorkerRequest =
+  | { id: number; kind: "analyse"; job: AnalysisJob }
+  | ({ id: number; kind: "check" } & CheckRequest);
+
+export type WorkerReply =
+  | { kind: "ready" }
+  | { kind: "startup-failed"; error: string }
+  | { id: number; kind: "analysed"; analysis: ModelAnalysis }
+  | { id: number; kind: "checked"; check: ContributionCheck }
+  | { id: number; kind: "failed"; error: string };
+
+/** What the worker needs at start. */
+export interface WorkerSetup {
+  shapesPath: string;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { Parser } from "n3";
+import { analyseModel } from "../../src/model/analysis.js";
+import { BASE_IRI, contribution, fixture, job, shapes } from "./helpers.js";
+
+const PREFIX = "@prefix mfr: <http://purl.org/stuff/mfr/> .\n@prefix schema: <http://schema.org/> .\n";
+
+describe("analyseModel", () => {
+  it("parses, merges, validates, serialises and counts in one go", async () => {
+    const analysis = await analyseModel(job([contribution("alice", fixture("valid-complete.ttl"))]), shapes);
+    expect(analysis.validation.conforms).toBe(true);
+    expect(analysis.problemModelIri).toBe(`${BASE_IRI}problem-model`);
+    const reparsed = new Parser({ format: "text/turtle" }).parse(analysis.modelTurtle);
+    expect(reparsed).toHaveLength(analysis.tripleCount);
+    expect(analysis.modelTurtle).toContain("mfr:hasEntity");
+    expect(analysis.modelTrig).toContain("graph/alice> {");
+    expect(analysis.countsByAgent.alice).toMatchObject({ entities: 3, stateVariables: 1, actions: 1, constraints: 2, goals: 1 });
+    expect(analysis.parseErrors).toEqual([]);
+  });
+
+  it("leaves out a contribution that does not parse and says why, keeping everyone else's work", async () => {
+    const analysis = await analyseModel(
+      job([contribution("alice", fixture("valid-complete.ttl")), contribution("bob", `${PREFIX}<#x> a mfr:Entity ;\n  schema:name "Bob's "truck"" .`)]),
+      shapes,
+    );
+    expect(analysis.parseErrors).toHaveLength(1);
+    expect(analysis.parseErrors[0]).toMatchObject({ agent: "bob", error: { line: 4 } });
+    expect(Object.keys(analysis.countsByAgent)).toEqual(["alice"]);
+    expect(analysis.validation.conforms).toBe(true);
+  });
+
+  it("refuses a contribution over the per-contribution triple limit", async () => {
+    const analysis = await analyseModel(job([contribution("alice", fixture("valid-complete.ttl"))], 3), shapes);
+    expect(analysis.parseErrors[0]?.error.message).toMatch(/limit of 3/);
+    expect(analysis.validation.conforms).toBe(false); // nothing left: no entity
+  });
+
+  it("supports replacement: a resubmission simply replaces the earlier text in the next job", async () => {
+    const first = await analyseModel(job([contribution("alice", `${PREFIX}<#old> a mfr:Entity .`)]), shapes);
+    const second = await analyseModel(job([contribution("alice", `${PREFIX}<#new> a mfr:Entity .`)]), shapes);
+    expect(first.modelTurtle).toContain("#old>");
+    expect(second.modelTurtle).toContain("#new>");
+    expect(second.modelTurtle).not.toContain("#old>");
+  });
+
+  it("gives the same output for the same input (stable blank nodes)", async () => {
+    const input = job([contribution("alice", fixture("valid-complete.ttl")), contribution("bob", `${PREFIX}[] a mfr:Goal .`)]);
+    const [a, b] = [await analyseModel(input, shapes), await analyseModel(input, shapes)];
+    expect(a.modelTrig).toBe(b.modelTrig);
+  });
+});
