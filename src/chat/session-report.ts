@@ -56,10 +56,10 @@ export const sessionWording = {
     `your contribution to ${s.id} is not valid Turtle${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
   contributionImpersonation: (s: Session, nick: string) =>
     `the nick ${nick} contributed to ${s.id} from another account; this contribution was not accepted.`,
-  contributionTooLate: (s: Session) =>
+  contributionTooLate: (s: Session, readable: boolean) =>
     s.phase === "complete"
       ? `${s.id} is already complete; your contribution was not used.`
-      : `the model of ${s.id} is already closed and with the solvers; your contribution is kept but not merged.`,
+      : `the model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
   unknownSession: (id: string | undefined) =>
     id ? `there is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `that message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
   proposalTooEarly: (s: Session) => `${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,

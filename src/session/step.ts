@@ -113,6 +113,7 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     phase: "collecting",
     round: 1,
     requestedAgents: input.requestedAgents,
+    invitedAgents: input.requestedAgents,
     expectedAgents: dedupe(input.requestedAgents ?? input.expectedAgents),
     contributions: {},
     rejected: [],
@@ -158,7 +159,7 @@ function setDeadline(session: Session, kind: "contributions" | "validation" | "r
 function onContribution(session: Session, input: Extract<Input, { kind: "contribution" }>, s: Step): void {
   const nick = input.from.nick;
   if (session.phase === "complete" || session.phase === "reasoning") {
-    s.tell(nick, say.contributionTooLate(session));
+    s.tell(nick, say.contributionTooLate(session, input.check.ok));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
       session.late.push(contributionOf(session, input, input.check, s.now));
     }
@@ -185,7 +186,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   }
 
   const contribution = contributionOf(session, input, input.check, s.now);
-  
+  if (key && key !== nick) delete session.contributions[key];
   session.contributions[nick] = contribution;
   session.contributionsVersion++;
   s.tell(nick, say.contributionAccepted(session, contribution, previous !== undefined));
@@ -199,7 +200,8 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
 }
 
 function contributionOf(session: Session, input: Extract<Input, { kind: "contribution" }>, check: Extract<Input, { kind: "contribution" }>["check"] & { ok: true }, now: number) {
-  const requested = session.requestedAgents === null || session.requestedAgents.some((a) => sameAgent(a, input.from.nick));
+  // Asked in any round counts: existing peers answer every request, fix rounds included.
+  const requested = session.invitedAgents === null || session.invitedAgents.some((a) => sameAgent(a, input.from.nick));
   return {
     agent: input.from.nick,
     agentJid: input.from.jid,
@@ -294,9 +296,14 @@ function startFixRound(session: Session, analysis: ModelAnalysis, s: Step): void
       if (list.length < MAX_ISSUES_PER_AGENT && !list.includes(line)) list.push(line);
     }
   }
+  if (Object.keys(issues).length === 0) {
+    // Not conforming without a Violation to point at: everyone gets the summary to act on.
+    for (const agent of everyone) issues[agent] = [analysis.summary];
+  }
   session.round++;
   session.fixRequests = issues;
   session.requestedAgents = Object.keys(issues);
+  if (session.invitedAgents !== null) session.invitedAgents = dedupe([...session.invitedAgents, ...Object.keys(issues)]);
   session.expectedAgents = Object.keys(issues);
   session.phase = "collecting";
   s.emit({ kind: "say", room: "primary", text: say.fixRound(session, analysis.violations) });

@@ -134,6 +134,8 @@ export interface Session {
   round: number;
   /** Agents asked in this round, or null when every agent was invited. */
   requestedAgents: string[] | null;
+  /** Agents asked in any round so far, or null when every agent was invited at the start. */
+  invitedAgents: string[] | null;
   /** Agents whose contributions close the window early in this round. */
   expectedAgents: string[];
   contributions: Record<string, Contribution>;

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import type { ModelAnalysis } from "../../src/session/types.js";
+import {
+  Driver,
+  broadcasts,
+  conforming,
+  finding,
+  ofKind,
+  ok,
+  onlyBroadcast,
+  says,
+  settings,
+  violating,
+} from "../support/session-fixtures.js";
+
+function collectedFrom(agents: string[], maxFixRounds: number): Driver {
+  const d = new Driver();
+  d.start({ expectedAgents: agents, settings: settings({ maxFixRounds, contributionTimeoutMs: 30_000 }) });
+  for (const a of agents) d.advance(1_000).contribute("s1", a);
+  expect(d.session().phase).toBe("validating");
+  return d;
+}
+
+const aliceBroken = () => violating([finding({ agents: ["alice"], message: "Entity has no mfr:entityType", focusNode: "urn:e1", path: "mfr:entityType" })]);
+
+describe("fix rounds", () => {
+  it("asks the responsible agents to fix their violations in a new round", () => {
+    const d = collectedFrom(["alice", "bob", "carol"], 2);
+    const analysis = violating([
+      finding({ agents: ["alice"], message: "Entity has no mfr:entityType", focusNode: "urn:e1", path: "mfr:entityType" }),
+      finding({ agents: ["bob"], message: "Action has two names", focusNode: "urn:a1", path: undefined }),
+      finding({ agents: ["alice"], message: "Goal has no label", focusNode: "urn:g1", path: undefined }),
+      finding({ severity: "Warning", agents: ["carol"], message: "Action has no effect" }),
+    ]);
+    const effects = d.advance(500).answer("s1", ok(analysis));
+    const request = onlyBroadcast(effects, "ModelContributionRequest");
+    expect(request.round).toBe(2);
+    expect(request.requestedAgents).toEqual(["alice", "bob"]);
+    expect(request.issues).toEqual({
+      alice: ["Entity has no mfr:entityType (urn:e1, mfr:entityType)", "Goal has no label (urn:g1)"],
+      bob: ["Action has two names (urn:a1)"],
+    });
+    const s = d.session();
+    expect(s.phase).toBe("collecting");
+    expect(s.round).toBe(2);
+    expect(s.expectedAgents).toEqual(["alice", "bob"]);
+    expect(ofKind(effects, "schedule")).toEqual([{ kind: "schedule", sessionId: "s1", at: d.now + 30_000 }]);
+    expect(says(effects, "primary")[0]?.text).toContain("fix round 1 of 2");
+    // The validation result came first, and there is no completion.
+    expect(ofKind(effects, "broadcast").map((b) => b.message.type)).toEqual(["ModelValidationResult", "ModelContributionRequest"]);
+    expect(broadcasts(effects, "SessionComplete")).toEqual([]);
+  });
+
+  it("assigns a violation that names no agent to every contributor", () => {
+    const d = collectedFrom(["alice", "bob"], 1);
+    const effects = d.answer("s1", ok(violating([finding({ agents: [], message: "The model has no Entity", focusNode: "", path: undefined })])));
+    const request = onlyBroadcast(effects, "ModelContributionRequest");
+    expect(request.requestedAgents).toEqual(["alice", "bob"]);
+    expect(request.issues).toEqual({ alice: ["The model has no Entity"], bob: ["The model has no Entity"] });
+  });
+
+  it("merges early in a fix round once every responsible agent resubmitted", () => {
+    const d = collectedFrom(["alice", "bob"], 1);
+    d.answer("s1", ok(violating([finding({ agents: ["alice"] }), finding({ agents: ["bob"], message: "other" })])));
+    const one = d.advance(1_000).contribute("s1", "bob", { turtle: "BOB2" });
+    expect(ofKind(one, "analyse")).toEqual([]);
+    const two = d.advance(1_000).contribute("s1", "Alice", { turtle: "ALICE2" });
+    const analyse = ofKind(two, "analyse");
+    expect(analyse).toHaveLength(1);
+    expect(analyse[0]?.contributions).toEqual([
+      { agent: "bob", turtle: "BOB2" },
+      { agent: "Alice", turtle: "ALICE2" },
+    ]);
+    expect(d.session().phase).toBe("validating");
+  });
+
+  it("keeps unaffected contributions and does not wait for agents who were not asked to fix", () => {
+    const d = collectedFrom(["alice", "bob"], 1);
+    d.answer("s1", ok(aliceBroken()));
+    const effects = d.advance(1_000).contribute("s1", "alice", { turtle: "ALICE2" });
+    // bob's round-1 contribution is still merged; only alice was waited for.
+    expect(ofKind(effects, "analyse")[0]?.contributions.map((c) => c.agent).sort()).toEqual(["alice", "bob"]);
+  });
+
+  it("counts a round-1 contribution as not yet resubmitted in the fix round", () => {
+    const d = collectedFrom(["alice", "bob"], 1);
+    d.answer("s1", ok(aliceBroken()));
+    // bob answers the fix request too (existing peers answer every request); alice is still missing.
+    const effects = d.advance(1_000).contribute("s1", "bob");
+    expect(ofKind(effects, "analyse")).toEqual([]);
+    // At the deadline the window closes with what there is.
+    const closed = d.expire();
+    expect(says(closed, "primary")[0]?.text).toContain("Missing: alice");
+    expect(ofKind(closed, "analyse")).toHaveLength(1);
+  });
+
+  const stillViolating = (): ModelAnalysis => aliceBroken();
+
+  for (const maxFixRounds of [0, 1, 2]) {
+    it(`stops after ${maxFixRounds} fix round(s) when the model still violates`, () => {
+      const d = collectedFrom(["alice", "bob"], maxFixRounds);
+      const requests = () => broadcasts(d.all, "ModelContributionRequest").length;
+      for (let round = 1; round <= maxFixRounds; round++) {
+        const effects = d.advance(1_000).answer("s1", ok(stillViolating()));
+        expect(onlyBroadcast(effects, "ModelContributionRequest").round).toBe(round + 1);
+        expect(d.completions()).toBe(0);
+        d.advance(1_000).contribute("s1", "alice");
+        expect(d.session().phase).toBe("validating");
+      }
+      const last = d.advance(1_000).answer("s1", ok(stillViolating()));
+      expect(broadcasts(last, "ModelContributionRequest")).toEqual([]);
+      expect(onlyBroadcast(last, "ModelValidationResult").round).toBe(maxFixRounds + 1);
+      const done = onlyBroadcast(last, "SessionComplete");
+      expect(done.status).toBe("failed");
+      expect(done.reason).toContain("still has 1 violation");
+      expect(done.reason).toContain(`after ${maxFixRounds} fix round`);
+      expect(done.reason).toMatch(/Next: .*mfr-start/);
+      expect(done.reason).toContain(stillViolating().summary);
+      expect(requests()).toBe(1 + maxFixRounds);
+      expect(d.session().round).toBe(maxFixRounds + 1);
+      expect(d.completions()).toBe(1);
+    });
+  }
+
+  it("lets a fix round succeed", () => {
+    const d = collectedFrom(["alice", "bob"], 1);
+    d.answer("s1", ok(aliceBroken()));
+    d.advance(1_000).contribute("s1", "alice");
+    const effects = d.answer("s1", ok(conforming()));
+    expect(broadcasts(effects, "SolutionRequest")).toHaveLength(1);
+    expect(onlyBroadcast(effects, "ModelValidationResult")).toMatchObject({ round: 2, conforms: true });
+  });
+
+  it("never blocks on warnings alone", () => {
+    const d = collectedFrom(["alice", "bob"], 0);
+    const effects = d.answer("s1", ok(conforming({ warnings: 3, findings: [finding({ severity: "Warning", message: "no goal" })] })));
+    expect(broadcasts(effects, "ModelContributionRequest")).toEqual([]);
+    expect(broadcasts(effects, "SessionComplete")).toEqual([]);
+    expect(broadcasts(effects, "SolutionRequest")).toHaveLength(1);
+    expect(d.session().phase).toBe("reasoning");
+  });
+});
