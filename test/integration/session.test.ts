@@ -1,3 +1,4 @@
+import { Parser } from "n3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
@@ -184,5 +185,28 @@ describe("MFR sessions over a real room", () => {
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
     const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}:`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
+  });
+
+  it("a model too large for one stanza reaches the solvers in parts that reassemble into the whole model", async () => {
+    const { room, human } = await setUp(`${TIMEOUTS} mfr:maxStanzaBytes 16384 ;`);
+    const extra = Array.from({ length: 150 }, (_, i) => `<#box${i}> a mfr:Entity ; mfr:entityType "Box" ; schema:name "Box number ${i} of the big delivery" ; mfr:hasEffect [ a mfr:Effect ; mfr:expression "moved(box${i})" ] .`).join("\n");
+    const modeler = await agent(room, "modeler", { contribution: () => `${MODELER_TURTLE}\n${extra}`, solution: () => GOOD_SOLUTION });
+    await agent(room, "planner", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "A big model");
+    const request = await modeler.peer.waitForMessage(negotiation("SolutionRequest", sessionId), 10_000);
+    const { modelParts, modelTriples } = json(request) as { modelParts: number; modelTriples: number };
+    expect(modelParts).toBeGreaterThan(1);
+    const fromCoordinator = modeler.peer.messages.filter((m) => m.from === `${room}/Coordinator`);
+    expect(fromCoordinator.length).toBeGreaterThan(modelParts);
+    // The room adds a little (from, id) to what the coordinator sent within its limit.
+    for (const m of fromCoordinator) expect(Buffer.byteLength(m.stanza.toString())).toBeLessThanOrEqual(16384 + 200);
+    const parts = modeler.peer.messages.filter((m) => m.payload?.mode === Mode.ModelFirstRDF && m.siblings.sessionId === sessionId && m.siblings.modelPart);
+    expect(parts.map((p) => p.siblings.modelPart)).toEqual(Array.from({ length: modelParts }, (_, i) => `${i + 1}/${modelParts}`));
+    const triples = new Set(parts.flatMap((p) => new Parser().parse(p.payload?.content ?? "").map((q) => `${q.subject.value} ${q.predicate.value} ${q.object.value}`)));
+    expect(triples.size).toBe(modelTriples);
+    expect([...triples].some((t) => t.includes("Box number 149"))).toBe(true);
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    expect(json(complete).status).toBe("solved");
   });
 });

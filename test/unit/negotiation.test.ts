@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { decodeNegotiation, shortMessageType } from "../../src/protocol/negotiation.js";
+
+describe("decoding ModelNegotiation payloads", () => {
+  it("accepts the message type as a full IRI, a prefixed or a short name, in the field or the attribute", () => {
+    expect(shortMessageType("http://purl.org/stuff/mfr/SolutionProposal")).toBe("SolutionProposal");
+    expect(shortMessageType("mfr:SolutionProposal")).toBe("SolutionProposal");
+    expect(shortMessageType("SolutionProposal")).toBe("SolutionProposal");
+    const body = JSON.stringify({ sessionId: "s1", solution: { success: true, message: "ok" } }, null, 4);
+    const viaAttribute = decodeNegotiation(body, "http://purl.org/stuff/mfr/SolutionProposal");
+    expect(viaAttribute).toMatchObject({ ok: true, message: { type: "SolutionProposal", sessionId: "s1" } });
+    const viaField = decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", sessionId: "s1", solution: { success: true, message: "ok" } }), undefined);
+    expect(viaField).toMatchObject({ ok: true, message: { type: "SolutionProposal" } });
+  });
+
+  it("is liberal with what real peers send, and keeps extra fields", () => {
+    const decoded = decodeNegotiation(
+      JSON.stringify({
+        messageType: "http://purl.org/stuff/mfr/SolutionProposal",
+        sessionId: "s1",
+        solution: { success: "true", plan: "drive", bindings: { truck: "T1" }, satisfiesGoals: [{ goal: "g", satisfied: "false" }], confidence: 0.8 },
+      }),
+      undefined,
+    );
+    if (!decoded.ok || decoded.message.type !== "SolutionProposal") throw new Error("not decoded");
+    expect(decoded.message.solution).toMatchObject({ success: true, message: "", plan: ["drive"], bindings: ["truck=T1"], satisfiesGoals: [{ goal: "g", satisfied: false }], confidence: 0.8 });
+  });
+
+  it("says exactly what is wrong with bad input, never throws", () => {
+    expect(decodeNegotiation("{ not json", undefined)).toMatchObject({ ok: false, error: expect.stringContaining("not valid JSON") });
+    expect(decodeNegotiation("[1,2]", undefined)).toMatchObject({ ok: false, error: "the payload must be a JSON object" });
+    expect(decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", solution: { success: true } }), undefined)).toMatchObject({ ok: false, error: expect.stringContaining("sessionId") });
+    expect(decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", sessionId: "s1", solution: { message: "x" } }), undefined)).toMatchObject({ ok: false, error: expect.stringContaining("solution.success") });
+  });
+
+  it("notes informational and unknown types without acting on them", () => {
+    expect(decodeNegotiation(JSON.stringify({ messageType: "ActionSchema", sessionId: "s1", actions: [{ name: "a" }] }), undefined)).toMatchObject({ ok: true, message: { type: "ActionSchema", actionCount: 1 } });
+    expect(decodeNegotiation(JSON.stringify({ messageType: "http://purl.org/stuff/mfr/ModelContributionRequest", sessionId: "s1" }), undefined)).toMatchObject({ ok: true, message: { type: "other", messageType: "ModelContributionRequest" } });
+  });
+});
