@@ -74,6 +74,7 @@ export class Coordinator {
         reasoningTimeoutMs: this.config.mfr.reasoningTimeoutMs,
         maxFixRounds: this.config.mfr.maxFixRounds,
         maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
+        debateTimeoutMs: this.config.mfr.debateTimeoutMs,
       },
       maxStanzaBytes: this.config.limits.maxStanzaBytes,
       maxLiveSessions: this.config.limits.maxLiveSessions,

@@ -80,6 +80,12 @@ export const sessionWording = {
 
 function phaseWords(s: Session): string {
   switch (s.phase) {
+    case "selecting":
+      return s.selection?.stage === "debating"
+        ? `choosing agents (debate led by ${s.selection.chair ?? "the Chair"})`
+        : s.selection?.stage === "clarifying"
+          ? `waiting for ${s.startedBy.nick} to choose agents`
+          : "waiting for approval of agents that act in the world";
     case "collecting":
       return s.round === 1 ? "collecting model contributions" : `collecting fixes (round ${s.round})`;
     case "validating":
@@ -151,6 +157,7 @@ export function sessionSummary(s: Session, now: number): string {
   const c = s.completion;
   const lines: string[] = [];
   lines.push(`Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}: "${clip(s.problem, 100)}"`);
+  if (s.selection && s.selection.chosen.length > 0) lines.push(`Agents: ${clip(names(s.selection.chosen), 120)} (${s.selection.method}).`);
   const contribs = contributors(s);
   if (contribs.length === 0) {
     lines.push("Contributors: none.");

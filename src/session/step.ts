@@ -13,7 +13,10 @@ import {
   sessionWording as say,
   violationsReason,
 } from "../chat/session-report.js";
+import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { rankProposals } from "./ranking.js";
+import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
+import { Step } from "./step-context.js";
 import type { AnalysisOutcome, Broadcast, CompletionStatus, Effect, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
@@ -29,24 +32,6 @@ const VALIDATION_GRACE_MS = 2000;
 
 export function emptySessions(): Sessions {
   return { byId: {} };
-}
-
-/** Collects the effects of one step. */
-class Step {
-  readonly effects: Effect[] = [];
-  constructor(readonly now: number) {}
-  emit(effect: Effect): void {
-    this.effects.push(effect);
-  }
-  tell(nick: string, text: string): void {
-    this.emit({ kind: "tell", nick, text });
-  }
-  broadcast(message: Broadcast, body: string): void {
-    this.emit({ kind: "broadcast", message, body });
-  }
-  log(level: "debug" | "info" | "warn", msg: string, data: Record<string, unknown>): void {
-    this.emit({ kind: "log", level, msg, data });
-  }
 }
 
 export function step(state: Sessions, input: Input, now: number): StepResult {
@@ -85,6 +70,15 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
     case "cancel":
       onCancel(session, input.by, s);
       break;
+    case "debate":
+      onDebateLine(session, input, s);
+      break;
+    case "choice":
+      onChoice(session, input, s);
+      break;
+    case "approval":
+      onApproval(session, input, s);
+      break;
   }
   return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
 }
@@ -100,6 +94,13 @@ function draft(session: Session): Session {
     proposals: [...session.proposals],
     expectedAgents: [...session.expectedAgents],
     solvers: [...session.solvers],
+    selection: session.selection && {
+      ...session.selection,
+      notes: [...session.selection.notes],
+      chosen: [...session.selection.chosen],
+      reasons: { ...session.selection.reasons },
+      awaitingApproval: [...session.selection.awaitingApproval],
+    },
   };
 }
 
@@ -111,10 +112,11 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     startedAt: s.now,
     settings: input.settings,
     phase: "collecting",
+    selection: null,
     round: 1,
-    requestedAgents: input.requestedAgents,
-    invitedAgents: input.requestedAgents,
-    expectedAgents: dedupe(input.requestedAgents ?? input.expectedAgents),
+    requestedAgents: null,
+    invitedAgents: null,
+    expectedAgents: [],
     contributions: {},
     rejected: [],
     late: [],
@@ -129,31 +131,16 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     deadline: null,
     completion: null,
   };
-  s.emit({ kind: "say", room: "primary", text: say.started(session) });
-  requestContributions(session, s);
-  s.log("info", "session started", { sessionId: session.id, by: input.by.nick, expected: session.expectedAgents });
+  s.log("info", "session started", { sessionId: session.id, by: input.by.nick, choose: input.choose?.method ?? null });
+  const approvalRequired = input.approvalRequired ?? [];
+  if (input.choose || approvalRequired.length > 0) {
+    startSelection(session, input, s);
+    return session;
+  }
+  session.requestedAgents = input.requestedAgents;
+  s.say(say.started(session));
+  beginCollecting(session, input.requestedAgents, input.expectedAgents, s);
   return session;
-}
-
-function requestContributions(session: Session, s: Step): void {
-  const fixRound = session.round > 1;
-  s.broadcast(
-    {
-      type: "ModelContributionRequest",
-      sessionId: session.id,
-      problemDescription: session.problem,
-      round: session.round,
-      requestedAgents: session.requestedAgents,
-      issues: fixRound ? session.fixRequests : null,
-    },
-    say.requestBody(session),
-  );
-  setDeadline(session, "contributions", s.now + session.settings.contributionTimeoutMs, s);
-}
-
-function setDeadline(session: Session, kind: "contributions" | "validation" | "reasoning", at: number, s: Step): void {
-  session.deadline = { kind, at };
-  s.emit({ kind: "schedule", sessionId: session.id, at });
 }
 
 function onContribution(session: Session, input: Extract<Input, { kind: "contribution" }>, s: Step): void {
@@ -356,6 +343,9 @@ function onDeadline(session: Session, at: number, s: Step): void {
   }
   session.deadline = null;
   switch (deadline.kind) {
+    case "selection":
+      onSelectionDeadline(session, s);
+      return;
     case "contributions":
       s.emit({ kind: "say", room: "primary", text: contributionStallReport(session) });
       if (Object.keys(session.contributions).length === 0) {
@@ -387,35 +377,9 @@ function onCancel(session: Session, by: Participant, s: Step): void {
   complete(session, "cancelled", `Cancelled by ${by.nick}.`, s);
 }
 
-/** The one way a session ends: SessionComplete goes out exactly once. */
-function complete(session: Session, status: CompletionStatus, reason: string | undefined, s: Step): void {
-  if (session.phase === "complete") return;
-  session.phase = "complete";
-  session.deadline = null;
-  session.completion = { status, at: s.now, reason, summary: "" };
-  const summary = sessionSummary(session, s.now);
-  session.completion.summary = summary;
-  s.emit({ kind: "unschedule", sessionId: session.id });
-  s.broadcast(
-    { type: "SessionComplete", sessionId: session.id, status, solutions: rankProposals(session.proposals), summary, reason },
-    say.completeBody(session),
-  );
-  s.emit({ kind: "say", room: "primary", text: summary });
-  s.emit({ kind: "say", room: "log", text: sessionDetail(session, s.now) });
-  s.emit({ kind: "finished", sessionId: session.id });
-  s.log("info", "session complete", { sessionId: session.id, status, reason });
-}
-
-function sameAgent(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
 
 /** The key an agent's contribution is stored under (nicks compare case-insensitively). */
 function agentKey(session: Session, nick: string): string | undefined {
   return Object.keys(session.contributions).find((k) => sameAgent(k, nick));
 }
 
-function dedupe(list: readonly string[]): string[] {
-  const seen = new Set<string>();
-  return list.filter((a) => (seen.has(a.toLowerCase()) ? false : (seen.add(a.toLowerCase()), true)));
-}

@@ -7,7 +7,7 @@
 export type SessionId = string;
 
 /** Where a session is in the protocol. Every phase but `complete` has a deadline. */
-export type Phase = "collecting" | "validating" | "reasoning" | "complete";
+export type Phase = "selecting" | "collecting" | "validating" | "reasoning" | "complete";
 
 export type CompletionStatus = "solved" | "failed" | "timed-out" | "cancelled";
 
@@ -19,6 +19,8 @@ export interface SessionSettings {
   maxFixRounds: number;
   /** Most triples a contribution may have; enforced by the checker, recorded for reports. */
   maxTriplesPerContribution: number;
+  /** How long choosing agents may take: the debate, a clarification, an approval. */
+  debateTimeoutMs: number;
 }
 
 /** Someone in the room, as identified by the shell. */
@@ -116,7 +118,41 @@ export interface Completion {
   summary: string;
 }
 
-export type DeadlineKind = "contributions" | "validation" | "reasoning";
+/** One numbered choice offered when selection needs a person to decide. */
+export interface SelectionOption {
+  number: number;
+  agent: string;
+  reason: string;
+}
+
+/** What the catalog-based selection decided (computed by the shell from the catalog). */
+export type SelectionOutcome =
+  | { kind: "chosen"; agents: string[]; reasons: Record<string, string> }
+  | { kind: "unclear"; options: SelectionOption[]; why: string };
+
+/** How the agents of a session are being chosen, while the session is `selecting`. */
+export interface Selection {
+  stage: "debating" | "clarifying" | "approving";
+  /** The Chair running the debate, when there is one. */
+  chair: string | null;
+  /** Selection from the catalog, used when the debate ends without consensus. */
+  fallback: SelectionOutcome;
+  /** Positions, supports and objections heard in the debate (bounded). */
+  notes: Array<{ from: string; kind: string; text: string }>;
+  /** Numbered options of a clarification question. */
+  options: SelectionOption[];
+  /** Agents chosen so far, with one line of why for each. */
+  chosen: string[];
+  reasons: Record<string, string>;
+  /** Chosen agents that act in the world and wait for `approve`/`reject`. */
+  awaitingApproval: string[];
+  /** Every agent known to need approval (from their profiles, at start). */
+  approvalRequired: string[];
+  /** How the choice was made, for the summary. */
+  method: string;
+}
+
+export type DeadlineKind = "selection" | "contributions" | "validation" | "reasoning";
 
 export interface Deadline {
   kind: DeadlineKind;
@@ -130,6 +166,8 @@ export interface Session {
   startedAt: number;
   settings: SessionSettings;
   phase: Phase;
+  /** Set while agents are being chosen (debate / selection / approval); kept afterwards for reports. */
+  selection: Selection | null;
   /** 1 for the first contribution request; each fix round adds one. */
   round: number;
   /** Agents asked in this round, or null when every agent was invited. */
@@ -168,9 +206,30 @@ export type Input =
       settings: SessionSettings;
       /** Agents known to be present; the window closes early once all have contributed. */
       expectedAgents: string[];
-      /** Set when agents were chosen (debate / selection); null invites everyone. */
+      /** Set when agents were chosen beforehand; null invites everyone. */
       requestedAgents: string[] | null;
+      /** How to choose agents first; absent: start collecting at once. */
+      choose?:
+        | { method: "debate"; chair: string; invitation: string; fallback: SelectionOutcome }
+        | { method: "catalog"; outcome: SelectionOutcome };
+      /** Agents (among those that may be asked) that act in the world and need a person's approval. */
+      approvalRequired?: string[];
     }
+  /** A line of the Chair's debate, already parsed; consensus names already resolved against the catalog. */
+  | {
+      kind: "debate";
+      sessionId: SessionId;
+      from: Participant;
+      line:
+        | { kind: "started" }
+        | { kind: "position" | "support" | "objection"; text: string }
+        | { kind: "consensus"; text: string; agents: string[]; ignored: string[] }
+        | { kind: "no-consensus"; text: string };
+    }
+  /** `use 1,3` / `use all` in answer to a clarification. */
+  | { kind: "choice"; sessionId: SessionId; by: Participant; choice: "all" | number[] }
+  /** `approve <id>` / `reject <id>`. */
+  | { kind: "approval"; sessionId: SessionId; by: Participant; approved: boolean }
   | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck }
   | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }

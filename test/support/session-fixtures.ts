@@ -30,6 +30,7 @@ export function settings(over: Partial<SessionSettings> = {}): SessionSettings {
     reasoningTimeoutMs: 120_000,
     maxFixRounds: 1,
     maxTriplesPerContribution: 5_000,
+    debateTimeoutMs: 60_000,
     ...over,
   };
 }

@@ -1,0 +1,67 @@
+/**
+ * Transitions shared by the rules: deadlines, asking for contributions, and the one way a
+ * session ends.
+ */
+import { sessionDetail, sessionSummary, sessionWording as say } from "../chat/session-report.js";
+import { rankProposals } from "./ranking.js";
+import type { Step } from "./step-context.js";
+import type { CompletionStatus, DeadlineKind, Session } from "./types.js";
+
+export function setDeadline(session: Session, kind: DeadlineKind, at: number, s: Step): void {
+  session.deadline = { kind, at };
+  s.emit({ kind: "schedule", sessionId: session.id, at });
+}
+
+/** Enters the contribution window of round 1 with the chosen agents (null: everyone). */
+export function beginCollecting(session: Session, agents: string[] | null, expected: string[], s: Step): void {
+  session.phase = "collecting";
+  session.round = 1;
+  session.requestedAgents = agents;
+  session.invitedAgents = agents;
+  session.expectedAgents = dedupe(agents ?? expected);
+  requestContributions(session, s);
+}
+
+export function requestContributions(session: Session, s: Step): void {
+  const fixRound = session.round > 1;
+  s.broadcast(
+    {
+      type: "ModelContributionRequest",
+      sessionId: session.id,
+      problemDescription: session.problem,
+      round: session.round,
+      requestedAgents: session.requestedAgents,
+      issues: fixRound ? session.fixRequests : null,
+    },
+    say.requestBody(session),
+  );
+  setDeadline(session, "contributions", s.now + session.settings.contributionTimeoutMs, s);
+}
+
+/** The one way a session ends: SessionComplete goes out exactly once. */
+export function complete(session: Session, status: CompletionStatus, reason: string | undefined, s: Step): void {
+  if (session.phase === "complete") return;
+  session.phase = "complete";
+  session.deadline = null;
+  session.completion = { status, at: s.now, reason, summary: "" };
+  const summary = sessionSummary(session, s.now);
+  session.completion.summary = summary;
+  s.emit({ kind: "unschedule", sessionId: session.id });
+  s.broadcast(
+    { type: "SessionComplete", sessionId: session.id, status, solutions: rankProposals(session.proposals), summary, reason },
+    say.completeBody(session),
+  );
+  s.say(summary);
+  s.say(sessionDetail(session, s.now), "log");
+  s.emit({ kind: "finished", sessionId: session.id });
+  s.log("info", "session complete", { sessionId: session.id, status, reason });
+}
+
+export function sameAgent(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+export function dedupe(list: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return list.filter((a) => (seen.has(a.toLowerCase()) ? false : (seen.add(a.toLowerCase()), true)));
+}
