@@ -9,6 +9,7 @@ import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/co
 import { decodeNegotiation } from "./protocol/negotiation.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
+import { AgentChooser } from "./shell/agent-chooser.js";
 import { SessionHost } from "./shell/session-host.js";
 import type { Participant } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
@@ -54,7 +55,8 @@ export class Coordinator {
   private readonly flood: FloodGuard;
   private readonly agents = new AgentRecognition();
   private readonly agentRefusedAt = new Map<string, number>();
-  private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel"]);
+  private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
+  readonly chooser: AgentChooser;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
 
@@ -65,6 +67,15 @@ export class Coordinator {
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
     this.rooms = new Rooms(this.connection, this.log);
+    this.chooser = new AgentChooser({
+      agentsDir: this.config.agentsDir,
+      ownProfile: this.config.profilePath,
+      ownNick: this.config.nick,
+      chairNick: this.config.mfr.chairNick,
+      enableDebate: this.config.mfr.enableDebate,
+      log: this.log,
+      discover: (nick) => this.connection.discoFeatures(`${bareJid(this.config.room)}/${nick}`),
+    });
     this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
     this.sessions = new SessionHost({
       room: bareJid(this.config.room),
@@ -95,6 +106,13 @@ export class Coordinator {
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("stanza", (stanza) => this.onStanza(stanza));
+    const primary = bareJid(this.config.room);
+    this.rooms.on("occupantJoined", (room, occupant) => {
+      if (room === primary) this.chooser.occupantJoined(occupant.nick, occupant.realJid);
+    });
+    this.rooms.on("occupantLeft", (room, nick) => {
+      if (room === primary) this.chooser.occupantLeft(nick);
+    });
     // Start the model worker now, so the first contribution does not wait for it to load the shapes.
     void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1 });
     await this.rooms.enter(this.config.room, this.config.nick);
@@ -195,6 +213,7 @@ export class Coordinator {
       return;
     }
     this.agents.markAgent(sender);
+    this.chooser.markAgent(message.nick);
     const from: Participant = { nick: message.nick, jid: message.realJid };
 
     switch (payload.mode) {
@@ -227,6 +246,15 @@ export class Coordinator {
     const body = context.decoded.body ?? "";
     const direct = context.message.kind === "direct";
     const nick = context.message.kind === "room" ? (this.rooms.nickIn(context.message.room) ?? this.config.nick) : this.config.nick;
+    if (context.message.kind === "room" && context.message.room === bareJid(this.config.room)) {
+      const debating = this.sessions.debatingSessions();
+      const line = debating.length ? this.chooser.debateInput(this.participant(context), body, debating) : null;
+      if (line) {
+        this.log.debug({ sender: context.senderKey, sessionId: line.sessionId, line: line.line.kind }, "debate line");
+        this.sessions.apply(line);
+        return;
+      }
+    }
     const parsed = parseCommand(body, { nick, direct });
     if ("notACommand" in parsed) {
       if (direct) await this.reply(context.replyTo, wording.notUnderstood());
@@ -247,7 +275,7 @@ export class Coordinator {
   /** Agents may not command us unless allow-listed; state changes need a room occupant. */
   private async mayCommand(context: InboundContext, command: Command): Promise<boolean> {
     const { sender } = context;
-    if (this.agents.isAgent(sender) && !isListed(sender, this.config.commandAllowList)) {
+    if ((this.agents.isAgent(sender) || this.chooser.isAgent(sender.nick)) && !isListed(sender, this.config.commandAllowList)) {
       const key = context.senderKey;
       const last = this.agentRefusedAt.get(key);
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
@@ -288,18 +316,37 @@ export class Coordinator {
       case "status":
         await this.reply(context.replyTo, this.sessions.statusText(command.sessionId));
         return;
-      case "start": {
-        const by: Participant = { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
-        const started = this.sessions.start(command.problem, by, this.agentsPresent(), null);
+      case "start":
+      case "debate": {
+        const plan = command.name === "start" ? this.chooser.planStart() : this.chooser.planDebate(command.problem, this.sessions.debatingSessions());
+        if (plan.note) await this.sayIn("primary", plan.note);
+        const started = this.sessions.start(command.problem, this.participant(context), plan);
         if (!started.ok) await this.reply(context.replyTo, started.reason);
         else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
         return;
       }
-      case "cancel": {
-        const by: Participant = { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
-        if (!this.sessions.cancel(command.sessionId, by)) {
-          await this.reply(context.replyTo, `There is no session "${command.sessionId}". Say "mfr-list" for the sessions.`);
+      case "cancel":
+        if (!this.sessions.cancel(command.sessionId, this.participant(context))) await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
+        return;
+      case "agents":
+        await this.reply(context.replyTo, this.chooser.listing());
+        return;
+      case "approve":
+      case "reject":
+        if (!this.sessions.session(command.sessionId)) {
+          await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
+          return;
         }
+        this.sessions.apply({ kind: "approval", sessionId: command.sessionId, by: this.participant(context), approved: command.name === "approve" });
+        return;
+      case "use": {
+        const by = this.participant(context);
+        const waiting = this.sessions.clarificationFor(by);
+        if (!waiting) {
+          await this.reply(context.replyTo, wording.noClarification());
+          return;
+        }
+        this.sessions.apply({ kind: "choice", sessionId: waiting.id, by, choice: command.choice });
         return;
       }
       default:
@@ -307,13 +354,8 @@ export class Coordinator {
     }
   }
 
-  /** Agents in the primary room now, by nick: those a new session waits for. */
-  private agentsPresent(): string[] {
-    const own = this.rooms.nickIn(this.config.room);
-    return this.rooms
-      .occupants(this.config.room)
-      .filter((o) => o.nick !== own && this.agents.isAgent({ nick: o.nick, realJid: o.realJid }))
-      .map((o) => o.nick);
+  private participant(context: InboundContext): Participant {
+    return { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
   }
 
   private async tell(nick: string, text: string): Promise<void> {

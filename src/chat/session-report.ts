@@ -241,3 +241,8 @@ export function sessionListLine(s: Session, now: number): string {
 export function rankedSolutions(s: Session): Proposal[] {
   return rankProposals(s.proposals);
 }
+
+/** One line of `mfr-list` for a session that is only in the archive. */
+export function archivedListLine(a: { id: string; problem: string; status: string; startedAt: number }, now: number): string {
+  return `${a.id}  ${a.status}  ${seconds(now - a.startedAt)} ago  "${clip(a.problem, 60)}"`;
+}

@@ -14,7 +14,8 @@ export const wording = {
   throttled: (who: string) => `${who}: you are sending too fast; I will ignore your messages for a little while.`,
   tooLarge: (who: string, bytes: number, limit: number) =>
     `${who}: your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
-  noSessions: () => "No sessions yet. Start one with: mfr-start <problem>",
+  noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
+  noClarification: () => `No session is waiting for you to choose agents.`,
 };
 
 export function formatBytes(bytes: number): string {

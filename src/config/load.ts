@@ -103,6 +103,12 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     commandAllowList: values.commandAllowList ?? [],
     protocolAllowList: values.protocolAllowList ?? [],
     dataDir: resolve(cwd, str(values.dataDir) ?? DEFAULTS.dataDir),
+    // Peer profiles sit beside the coordinator's own by default (config/agents/*.ttl).
+    agentsDir: str(values.agentsDir) ? resolve(dirname(profilePath), str(values.agentsDir) as string) : dirname(profilePath),
+    retention: {
+      maxAgeDays: values.retentionMaxAgeDays ?? DEFAULTS.retentionMaxAgeDays,
+      maxCount: values.retentionMaxCount ?? DEFAULTS.retentionMaxCount,
+    },
     logLevel,
   };
 

@@ -44,6 +44,9 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("commandAllowList", "mfr", MFR, "mfr", "allowCommandsFrom", "strings"),
   prop("protocolAllowList", "mfr", MFR, "mfr", "allowProtocolFrom", "strings"),
   prop("dataDir", "mfr", MFR, "mfr", "dataDir", "string"),
+  prop("agentsDir", "mfr", MFR, "mfr", "agentsDir", "string"),
+  prop("retentionMaxAgeDays", "mfr", MFR, "mfr", "retentionMaxAgeDays", "integer"),
+  prop("retentionMaxCount", "mfr", MFR, "mfr", "retentionMaxCount", "integer"),
 ];
 
 export const XMPP_ACCOUNT = `${AGENT}xmppAccount`;

@@ -57,6 +57,13 @@ export const ConfigSchema = z.object({
   /** When non-empty, only these nicks (or bare JIDs) may send protocol input. */
   protocolAllowList: z.array(z.string().min(1)),
   dataDir: z.string().min(1),
+  /** Where the profiles of peer agents (the catalog) are read from. */
+  agentsDir: z.string().min(1),
+  /** Archived sessions older than this, or beyond the newest `maxCount`, are pruned. */
+  retention: z.object({
+    maxAgeDays: z.number().int().positive("a positive number of days"),
+    maxCount: z.number().int().positive("a positive number of sessions"),
+  }),
   logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
 });
 
@@ -83,5 +90,7 @@ export const DEFAULTS = {
   maxLiveSessions: 50,
   messagesPerMinute: 120,
   dataDir: "./data",
+  retentionMaxAgeDays: 90,
+  retentionMaxCount: 10_000,
   logLevel: "info",
 } as const;

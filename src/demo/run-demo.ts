@@ -115,6 +115,8 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
     commandAllowList: [],
     protocolAllowList: [],
     dataDir: join(dir, "data"),
+    agentsDir: resolveShipped(process.cwd(), "config/agents"),
+    retention: { maxAgeDays: DEFAULTS.retentionMaxAgeDays, maxCount: DEFAULTS.retentionMaxCount },
     logLevel: "debug",
   });
 }

@@ -4,7 +4,7 @@
  * work in the worker. Nothing else changes a session.
  */
 import type { Logger } from "pino";
-import { sessionListLine, sessionStatus } from "../chat/session-report.js";
+import { archivedListLine, sessionListLine, sessionStatus } from "../chat/session-report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { protocolStanzas } from "../protocol/outbound.js";
@@ -19,6 +19,27 @@ import { DeadlineTimers } from "./deadline-timers.js";
 export interface ModelService {
   check(request: CheckRequest): Promise<CheckAnswer>;
   analyse(job: AnalysisJob): Promise<AnalyseAnswer>;
+}
+
+/** A session that has left memory: enough to list it and show its status. */
+export interface ArchivedSummary {
+  id: string;
+  problem: string;
+  status: string;
+  startedAt: number;
+  completedAt: number;
+}
+
+/**
+ * Durable storage of sessions (the SQLite store implements it). Inputs are appended before
+ * they are applied; completed sessions are archived and leave memory.
+ */
+export interface SessionJournal {
+  append(sessionId: string, input: Input, at: number): void;
+  archive(session: Session): void;
+  saveArtefact(sessionId: string, kind: string, content: string): void;
+  archivedSession(id: string): Session | undefined;
+  listArchived(limit: number): ArchivedSummary[];
 }
 
 /** Where the host's messages go. */
@@ -39,11 +60,19 @@ export interface SessionHostOptions {
   log: Logger;
   now: () => number;
   random?: () => number;
-  /** Called with every input before it is applied (the durable log hooks in here). */
-  record?: (input: Input) => void;
+  /** Durable log and archive; without one, sessions live in memory only. */
+  journal?: SessionJournal;
 }
 
-/** Completed sessions kept in memory for mfr-status/mfr-list. */
+/** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
+export interface SessionPlan {
+  expectedAgents: string[];
+  requestedAgents?: string[] | null;
+  approvalRequired?: string[];
+  choose?: (sessionId: string) => NonNullable<Extract<Input, { kind: "start" }>["choose"]>;
+}
+
+/** Completed sessions kept in memory for mfr-status/mfr-list when there is no journal. */
 const COMPLETED_KEPT = 200;
 
 export class SessionHost {
@@ -69,13 +98,36 @@ export class SessionHost {
   }
 
   /** Starts a session; returns its id, or a reason it cannot start now. */
-  start(problem: string, by: Participant, expectedAgents: string[], requestedAgents: string[] | null): { ok: true; sessionId: string } | { ok: false; reason: string } {
+  start(problem: string, by: Participant, plan: SessionPlan): { ok: true; sessionId: string } | { ok: false; reason: string } {
     if (this.liveSessions().length >= this.options.maxLiveSessions) {
       return { ok: false, reason: `${this.options.maxLiveSessions} sessions are already running; wait for one to finish or cancel one.` };
     }
-    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId);
-    this.apply({ kind: "start", sessionId, problem, by, settings: this.options.settings, expectedAgents, requestedAgents });
+    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId || this.options.journal?.archivedSession(id) !== undefined);
+    this.apply({
+      kind: "start",
+      sessionId,
+      problem,
+      by,
+      settings: this.options.settings,
+      expectedAgents: plan.expectedAgents,
+      requestedAgents: plan.requestedAgents ?? null,
+      ...(plan.choose ? { choose: plan.choose(sessionId) } : {}),
+      ...(plan.approvalRequired?.length ? { approvalRequired: plan.approvalRequired } : {}),
+    });
     return { ok: true, sessionId };
+  }
+
+  /** Sessions whose agents are being chosen in a Chair's debate. */
+  debatingSessions(): Session[] {
+    return this.liveSessions().filter((s) => s.phase === "selecting" && s.selection?.stage === "debating");
+  }
+
+  /** The newest session waiting for this person to choose agents. */
+  clarificationFor(by: Participant): Session | undefined {
+    return this.liveSessions()
+      .filter((s) => s.phase === "selecting" && s.selection?.stage === "clarifying")
+      .filter((s) => (s.startedBy.jid && by.jid ? s.startedBy.jid === by.jid : s.startedBy.nick.toLowerCase() === by.nick.toLowerCase()))
+      .sort((a, b) => b.startedAt - a.startedAt)[0];
   }
 
   cancel(sessionId: string, by: Participant): boolean {
@@ -113,7 +165,7 @@ export class SessionHost {
   statusText(sessionId: string | undefined): string {
     const now = this.options.now();
     if (sessionId) {
-      const s = this.state.byId[sessionId];
+      const s = this.state.byId[sessionId] ?? this.options.journal?.archivedSession(sessionId);
       return s ? sessionStatus(s, now) : `There is no session "${sessionId}". Say "mfr-list" for the sessions.`;
     }
     const live = this.liveSessions().sort((a, b) => b.startedAt - a.startedAt);
@@ -124,11 +176,52 @@ export class SessionHost {
 
   listText(limit = 10): string {
     const now = this.options.now();
-    const all = Object.values(this.state.byId).sort((a, b) => b.startedAt - a.startedAt);
+    const inMemory = Object.values(this.state.byId).map((s) => ({ startedAt: s.startedAt, line: sessionListLine(s, now) }));
+    const archived = (this.options.journal?.listArchived(limit) ?? [])
+      .filter((a) => !(a.id in this.state.byId))
+      .map((a) => ({ startedAt: a.startedAt, line: archivedListLine(a, now) }));
+    const all = [...inMemory, ...archived].sort((a, b) => b.startedAt - a.startedAt);
     if (all.length === 0) return "No sessions yet. Start one with: mfr-start <problem>";
-    const lines = all.slice(0, limit).map((s) => sessionListLine(s, now));
-    if (all.length > limit) lines.push(`… and ${all.length - limit} older`);
+    const lines = all.slice(0, limit).map((e) => e.line);
+    if (all.length > limit) lines.push(`… and older ones`);
     return `Sessions, newest first:\n${lines.join("\n")}`;
+  }
+
+  /**
+   * Rebuilds the live sessions from the durable log, without sending anything: the
+   * messages of those inputs went out before the restart. Then re-arms each deadline with
+   * the time it has left (an expired one fires at once) and restarts interrupted model work.
+   */
+  restore(events: Iterable<{ input: Input; at: number }>): { sessions: number; events: number } {
+    let count = 0;
+    for (const { input, at } of events) {
+      try {
+        this.state = step(this.state, input, at).state;
+        count++;
+      } catch (err) {
+        this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "an event could not be replayed; skipped");
+      }
+    }
+    for (const session of Object.values(this.state.byId)) {
+      if (session.phase === "complete") {
+        // Completed but not yet archived when the process stopped: archive it now, send nothing.
+        this.archive(session.id);
+        continue;
+      }
+      if (session.deadline) this.timers.schedule(session.id, session.deadline.at);
+      if (session.phase === "validating" && session.analysingVersion !== null) {
+        void this.runAnalysis({
+          kind: "analyse",
+          sessionId: session.id,
+          version: session.analysingVersion,
+          problem: session.problem,
+          contributions: Object.values(session.contributions)
+            .sort((a, b) => a.receivedAt - b.receivedAt)
+            .map((c) => ({ agent: c.agent, turtle: c.turtle })),
+        });
+      }
+    }
+    return { sessions: this.liveSessions().length, events: count };
   }
 
   /** Stops timers; pending sends finish. */
@@ -140,7 +233,7 @@ export class SessionHost {
   /** Records the input, steps the core and carries out the effects. Never throws. */
   apply(input: Input): void {
     try {
-      this.options.record?.(input);
+      this.journal(input);
       const { state, effects } = step(this.state, input, this.options.now());
       this.state = state;
       for (const effect of effects) this.carryOut(effect);
@@ -185,11 +278,37 @@ export class SessionHost {
         void this.runAnalysis(effect);
         return;
       case "finished":
-        this.forgetOldCompleted();
+        if (this.options.journal) this.archive(effect.sessionId);
+        else this.forgetOldCompleted();
         return;
       case "log":
         log[effect.level](effect.data, effect.msg);
         return;
+    }
+  }
+
+  /** Appends the input to the durable log; a failure is loud but does not stop the session. */
+  private journal(input: Input): void {
+    const journal = this.options.journal;
+    if (!journal) return;
+    try {
+      journal.append(input.sessionId, input, this.options.now());
+    } catch (err) {
+      this.options.log.error({ err, sessionId: input.sessionId, input: input.kind }, "could not write the input to the durable log");
+    }
+  }
+
+  /** Moves a completed session from memory to the archive. */
+  private archive(sessionId: string): void {
+    const session = this.state.byId[sessionId];
+    if (!session || !this.options.journal) return;
+    try {
+      this.options.journal.archive(session);
+      const byId = { ...this.state.byId };
+      delete byId[sessionId];
+      this.state = { byId };
+    } catch (err) {
+      this.options.log.error({ err, sessionId }, "could not archive the session; it stays in memory");
     }
   }
 
@@ -203,6 +322,14 @@ export class SessionHost {
       contributions: effect.contributions.map((c) => ({ agent: c.agent, graphIri: `${base}contribution/${encodeURIComponent(c.agent)}`, turtle: c.turtle })),
       maxTriplesPerContribution: this.options.settings.maxTriplesPerContribution,
     });
+    if (answer.ok && this.options.journal) {
+      try {
+        this.options.journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
+        this.options.journal.saveArtefact(effect.sessionId, "validation", JSON.stringify(answer.analysis.validation));
+      } catch (err) {
+        this.options.log.warn({ err, sessionId: effect.sessionId }, "could not save the model for export");
+      }
+    }
     const outcome: AnalysisOutcome = answer.ok
       ? {
           ok: true,

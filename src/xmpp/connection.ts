@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import { Outbox } from "./outbox.js";
-import { stanzaBytes, xml, type Element } from "./stanza.js";
+import { NS_DISCO_INFO, stanzaBytes, xml, type Element } from "./stanza.js";
 
 export interface AccountSettings {
   service: string;
@@ -111,6 +111,21 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.log.warn({ err: describeError(err) }, "send failed; queued until the connection is back");
       this.outbox.push(stanza);
       return "queued";
+    }
+  }
+
+  /**
+   * Asks an entity (here: a room occupant) for its disco#info features. Null when offline,
+   * on error or on timeout: a peer that does not answer is simply not known to be an agent.
+   */
+  async discoFeatures(jid: string, timeoutMs = 5000): Promise<string[] | null> {
+    if (!this.xmpp || !this.online) return null;
+    try {
+      const query = await this.xmpp.iqCaller.get(xml("query", { xmlns: NS_DISCO_INFO }), jid, timeoutMs);
+      return query.getChildren("feature").map((f: Element) => String(f.attrs.var ?? "")).filter(Boolean);
+    } catch (err) {
+      this.log.debug({ jid, err: describeError(err) }, "disco#info query failed");
+      return null;
     }
   }
 
