@@ -15,6 +15,8 @@ export interface CoordinatorProcessOptions {
   env?: Record<string, string>;
   /** Reuse a directory (profile, secrets, data) across restarts of the coordinator. */
   dir?: string;
+  /** Peer agent profiles written beside the coordinator's profile (the catalog): file name → Turtle. */
+  agentProfiles?: Record<string, string>;
 }
 
 export interface LogLine {
@@ -68,6 +70,7 @@ export class CoordinatorProcess {
 
   private static spawnWith(options: CoordinatorProcessOptions, dir: string, account: { username: string; password: string }): CoordinatorProcess {
     const { server } = options;
+    for (const [file, turtle] of Object.entries(options.agentProfiles ?? {})) writeFileSync(join(dir, file), turtle);
     const profile = join(dir, "coordinator.ttl");
     writeFileSync(
       profile,

@@ -1,0 +1,98 @@
+/**
+ * `mfr-coordinator export <sessionId>`: everything the store knows about one session, as
+ * four files an operator can read or load elsewhere:
+ * - `<id>.trig`            the merged model, one named graph per contribution;
+ * - `<id>.validation.json` every validation round, as the core recorded it, plus the
+ *                          worker's full reports when they were saved;
+ * - `<id>.proposals.json`  the solutions proposed;
+ * - `<id>.events.json`     every logged input, in order (the session's whole history).
+ * Works for live and archived sessions: a live one is rebuilt from its events by the core.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Session, SessionId } from "../session/types.js";
+import { contributionsTrig } from "./model-trig.js";
+import type { Artefact, StoredEvent } from "./records.js";
+import { sessionFromEvents } from "./replay.js";
+import type { SessionStore } from "./session-store.js";
+
+export class ExportError extends Error {
+  override readonly name = "ExportError";
+}
+
+export interface ExportResult {
+  /** Absolute paths written, in the order above. */
+  files: string[];
+  /** Things the operator should know about the export (one line each). */
+  notes: string[];
+}
+
+/** Session ids become file names; anything that could leave `outDir` is refused. */
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+  if (!SAFE_ID.test(sessionId)) throw new ExportError(`"${sessionId}" is not a session id (letters, digits, ".", "_" and "-" only)`);
+  const events = store.eventsOf(sessionId);
+  const session = store.archivedSession(sessionId) ?? sessionFromEvents(sessionId, events);
+  if (!session && events.length === 0) throw new ExportError(`there is no session "${sessionId}" in ${store.path}`);
+
+  const notes: string[] = [];
+  const model = modelTrig(store, sessionId, session, notes);
+  const validations = {
+    sessionId,
+    validations: session?.validations ?? [],
+    reports: store.artefacts(sessionId, "validation").map(reportOf),
+  };
+  const proposals = { sessionId, proposals: session?.proposals ?? [] };
+  const history = { sessionId, events: events.map(({ seq, at, input }: StoredEvent) => ({ seq, at, input })) };
+
+  const dir = resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  const files: Array<[string, string]> = [
+    [`${sessionId}.trig`, model],
+    [`${sessionId}.validation.json`, json(validations)],
+    [`${sessionId}.proposals.json`, json(proposals)],
+    [`${sessionId}.events.json`, json(history)],
+  ];
+  return {
+    files: files.map(([name, content]) => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    }),
+    notes,
+  };
+}
+
+/**
+ * The model the worker saved, unless a contribution arrived after it (a fix round cut
+ * short): then the current contributions are merged afresh, so the export shows the model
+ * as the session left it.
+ */
+function modelTrig(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): string {
+  const saved = store.artefacts(sessionId, "model-trig").at(-1);
+  const contributions = session ? Object.values(session.contributions) : [];
+  const newest = Math.max(-Infinity, ...contributions.map((c) => c.receivedAt));
+  if (saved && saved.at >= newest) return saved.content;
+  if (!session) {
+    notes.push("the session's start was not logged, so there is no model to export");
+    return "";
+  }
+  if (saved) notes.push("contributions arrived after the last validated model; the TriG merges the latest contributions instead");
+  const rebuilt = contributionsTrig(session);
+  for (const skipped of rebuilt.skipped) notes.push(`left out of the TriG (does not parse): ${skipped}`);
+  return rebuilt.trig;
+}
+
+/** Reports are saved as JSON text; one that is not JSON is exported as a string rather than lost. */
+function reportOf(artefact: Artefact): { at: number; report: unknown } {
+  try {
+    return { at: artefact.at, report: JSON.parse(artefact.content) as unknown };
+  } catch {
+    return { at: artefact.at, report: artefact.content };
+  }
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

@@ -1,0 +1,16 @@
+/**
+ * Durable sessions: the SQLite-backed input log, archive, artefacts and retention
+ * (SessionStore), export of one session to files, and replay through the pure core.
+ */
+export { SessionStore, DATABASE_FILE } from "./session-store.js";
+export type { OpenOptions } from "./session-store.js";
+export { StoreError } from "./errors.js";
+export type { StoreErrorReason } from "./errors.js";
+export { LOCK_FILE } from "./process-lock.js";
+export { SCHEMA_VERSION } from "./schema.js";
+export { archiveRecordOf } from "./records.js";
+export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, StoredEvent } from "./records.js";
+export { exportSession, ExportError } from "./export.js";
+export type { ExportResult } from "./export.js";
+export { contributionGraphIri, contributionsTrig } from "./model-trig.js";
+export { replayEvents, sessionFromEvents } from "./replay.js";

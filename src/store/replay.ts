@@ -1,0 +1,20 @@
+/**
+ * Rebuilding sessions from logged inputs with the pure core, exactly as the running
+ * coordinator built them: each input is stepped with the `now` it was logged at. Effects
+ * are dropped; whoever replays decides what still needs doing (the host re-arms deadlines).
+ */
+import { emptySessions, step } from "../session/step.js";
+import type { Session, SessionId, Sessions } from "../session/types.js";
+import type { StoredEvent } from "./records.js";
+
+export function replayEvents(events: Iterable<Pick<StoredEvent, "input" | "at">>): Sessions {
+  let state = emptySessions();
+  for (const { input, at } of events) state = step(state, input, at).state;
+  return state;
+}
+
+/** One session as its events leave it; undefined if they never start it. */
+export function sessionFromEvents(sessionId: SessionId, events: Iterable<StoredEvent>): Session | undefined {
+  const own = [...events].filter((e) => e.sessionId === sessionId);
+  return replayEvents(own).byId[sessionId];
+}

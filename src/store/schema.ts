@@ -1,0 +1,115 @@
+/**
+ * The store's tables and how a database gets from any older version to the current one.
+ * Each migration runs in its own transaction, so a crash mid-migration leaves the previous
+ * version intact; the version lives in a one-row table (not `PRAGMA user_version`) so it
+ * can carry when the migration ran.
+ */
+import type BetterSqlite3 from "better-sqlite3";
+import { StoreError } from "./errors.js";
+
+export const SCHEMA_VERSION = 1;
+
+interface Migration {
+  /** The version this migration produces. */
+  to: number;
+  up(db: BetterSqlite3.Database): void;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    to: 1,
+    up(db) {
+      db.exec(`
+        CREATE TABLE schema_version (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          version INTEGER NOT NULL,
+          migrated_at INTEGER NOT NULL
+        );
+
+        -- The durable log: one row per input, appended before the input is applied.
+        -- AUTOINCREMENT so a sequence number is never reused, even after pruning the newest rows.
+        -- live = 1 while the session is to be rebuilt at start; archiving clears it but keeps
+        -- the rows, which export still needs.
+        CREATE TABLE events (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          at INTEGER NOT NULL,
+          live INTEGER NOT NULL,
+          input TEXT NOT NULL
+        );
+        CREATE INDEX events_by_session ON events (session_id, seq);
+        -- Partial indexes: replay at start and the live test in append cost O(live events),
+        -- however many archived events the table holds.
+        CREATE INDEX events_live ON events (seq) WHERE live = 1;
+        CREATE INDEX events_live_by_session ON events (session_id) WHERE live = 1;
+
+        -- Completed sessions, out of memory: the final Session as JSON, plus the columns
+        -- mfr-list and retention need without parsing it.
+        CREATE TABLE archived_sessions (
+          id TEXT PRIMARY KEY,
+          problem TEXT NOT NULL,
+          status TEXT NOT NULL,
+          started_at INTEGER NOT NULL,
+          completed_at INTEGER NOT NULL,
+          archived_at INTEGER NOT NULL,
+          session TEXT NOT NULL
+        );
+        CREATE INDEX archived_by_start ON archived_sessions (started_at, id);
+        CREATE INDEX archived_by_completion ON archived_sessions (completed_at, id);
+
+        -- What export needs that the inputs do not carry: the merged TriG, validation reports.
+        CREATE TABLE artefacts (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          at INTEGER NOT NULL,
+          content TEXT NOT NULL
+        );
+        CREATE INDEX artefacts_by_session ON artefacts (session_id, id);
+      `);
+    },
+  },
+];
+
+/** 0 for an empty database; throws `foreign` for some other program's SQLite file. */
+export function schemaVersion(db: BetterSqlite3.Database, path: string): number {
+  const hasVersionTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get() !== undefined;
+  if (!hasVersionTable) {
+    const { n } = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+    if (n > 0) {
+      // Adding our tables to someone else's database would be "recreating over existing data".
+      throw new StoreError(
+        "foreign",
+        `${path} is a SQLite database but not a coordinator store; move it aside, or choose another data directory (mfr:dataDir or MFR_DATA_DIR)`,
+      );
+    }
+    return 0;
+  }
+  const row = db.prepare("SELECT version FROM schema_version WHERE id = 1").get() as { version: number } | undefined;
+  return row?.version ?? 0;
+}
+
+export function refuseNewer(version: number, path: string): void {
+  if (version > SCHEMA_VERSION) {
+    throw new StoreError(
+      "newer-schema",
+      `${path} was written by a newer coordinator (schema v${version}; this one knows up to v${SCHEMA_VERSION}); upgrade the coordinator, or restore a backup`,
+    );
+  }
+}
+
+/** Brings the database to SCHEMA_VERSION. The caller holds the process lock, so no one else migrates. */
+export function migrate(db: BetterSqlite3.Database, path: string, now: () => number): void {
+  const from = schemaVersion(db, path);
+  refuseNewer(from, path);
+  for (const migration of MIGRATIONS) {
+    if (migration.to <= from) continue;
+    db.transaction(() => {
+      migration.up(db);
+      db.prepare(
+        "INSERT INTO schema_version (id, version, migrated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, migrated_at = excluded.migrated_at",
+      ).run(migration.to, now());
+    }).immediate();
+  }
+}

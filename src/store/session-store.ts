@@ -1,0 +1,326 @@
+/**
+ * Sessions on disk: the durable input log that rebuilds live sessions at start, the archive
+ * of completed ones (so memory stays flat however many have run), the artefacts export
+ * needs, and retention. Synchronous on purpose: `append` must have reached the log before
+ * the input is acted on, and better-sqlite3 makes one append a few microseconds.
+ */
+import type BetterSqlite3 from "better-sqlite3";
+import { mkdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Input, Session, SessionId } from "../session/types.js";
+import { openReadonly, openWritable } from "./database-file.js";
+import type { OpenFileOptions } from "./database-file.js";
+import { corrupted, errorCode, StoreError, unwritable } from "./errors.js";
+import { acquireProcessLock } from "./process-lock.js";
+import type { ProcessLock } from "./process-lock.js";
+import { archiveRecordOf, isCompletionStatus } from "./records.js";
+import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, StoredEvent } from "./records.js";
+import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
+
+export const DATABASE_FILE = "mfr-coordinator.sqlite";
+
+export interface OpenOptions extends OpenFileOptions {
+  /** Clock for archive and artefact timestamps (tests pass a fake one). */
+  now?: () => number;
+  /** Read an existing store next to a running coordinator (export, listing): no lock, no writes. */
+  readonly?: boolean;
+}
+
+interface EventRow {
+  seq: number;
+  session_id: string;
+  at: number;
+  input: string;
+}
+
+interface SummaryRow {
+  id: string;
+  problem: string;
+  status: string;
+  started_at: number;
+  completed_at: number;
+}
+
+interface ArchivedRow extends SummaryRow {
+  session: string;
+}
+
+export class SessionStore {
+  private readonly statements: ReturnType<typeof prepare>;
+  private closed = false;
+
+  private constructor(
+    private readonly db: BetterSqlite3.Database,
+    /** The database file, for messages. */
+    readonly path: string,
+    private readonly now: () => number,
+    private readonly lock: ProcessLock | undefined,
+  ) {
+    this.statements = prepare(db);
+  }
+
+  /**
+   * Opens `<dataDir>/mfr-coordinator.sqlite`, creating the directory and an empty store if
+   * there is none, and holds the data directory for this process until `close`. Every
+   * failure is a StoreError with a one-line message; an existing file is never replaced.
+   */
+  static open(dataDir: string, opts: OpenOptions = {}): SessionStore {
+    const dir = resolve(dataDir);
+    const path = join(dir, DATABASE_FILE);
+    const now = opts.now ?? Date.now;
+    if (opts.readonly) return SessionStore.openReadonly(path, now, opts);
+    ensureDirectory(dir);
+    const lock = acquireProcessLock(dir, now);
+    try {
+      const db = openWritable(path, opts);
+      try {
+        migrate(db, path, now);
+        return new SessionStore(db, path, now, lock);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static openReadonly(path: string, now: () => number, opts: OpenFileOptions): SessionStore {
+    const db = openReadonly(path, opts);
+    try {
+      const version = schemaVersion(db, path);
+      refuseNewer(version, path);
+      if (version === 0) {
+        throw new StoreError("missing", `${path} holds no coordinator data yet; start the coordinator once to create its store`);
+      }
+      if (version < SCHEMA_VERSION) {
+        throw new StoreError("unwritable", `${path} uses an older schema (v${version}) that a read-only open cannot upgrade; start the coordinator once to migrate it`);
+      }
+      return new SessionStore(db, path, now, undefined);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  // ---- the durable log ------------------------------------------------------------------
+
+  /**
+   * Appends one input and returns its sequence number. When this returns, the input is in
+   * the WAL and survives a crash of this process.
+   *
+   * An input is "live" (replayed at start) if it starts a session or belongs to one that
+   * has live events; inputs for archived or unknown sessions are kept for history but not
+   * replayed, since the core ignores them as well.
+   */
+  append(sessionId: SessionId, input: Input, at: number): number {
+    this.writable();
+    if (input.sessionId !== sessionId) {
+      throw new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`);
+    }
+    // JSON drops properties whose value is undefined (e.g. `jid: undefined`); the core reads
+    // a missing property and an undefined one alike, so replay is unaffected.
+    const result = this.statements.append.run({ sessionId, kind: input.kind, at, input: JSON.stringify(input) });
+    return Number(result.lastInsertRowid);
+  }
+
+  /** Every event of the sessions not archived, in the order they were appended: what replay feeds the core. */
+  liveEvents(): StoredEvent[] {
+    return (this.statements.liveEvents.all() as EventRow[]).map((row) => this.eventOf(row));
+  }
+
+  /** Every event of one session, archived or not, in order. */
+  eventsOf(sessionId: SessionId): StoredEvent[] {
+    return (this.statements.eventsOf.all(sessionId) as EventRow[]).map((row) => this.eventOf(row));
+  }
+
+  /** True if the id was ever used (logged or archived): new session ids must avoid it. */
+  knows(sessionId: SessionId): boolean {
+    return this.statements.knows.get({ sessionId }) !== undefined;
+  }
+
+  // ---- the archive ----------------------------------------------------------------------
+
+  /**
+   * Stores a completed session and takes its events out of replay, in one transaction: a
+   * crash leaves it either live (rebuilt, then archived again) or archived, never lost.
+   * Accepts the Session itself or a prepared record; archiving the same id again replaces it.
+   */
+  archive(sessionOrRecord: Session | ArchivedSession): void {
+    this.writable();
+    const record = "session" in sessionOrRecord ? sessionOrRecord : archiveRecordOf(sessionOrRecord);
+    if (!isCompletionStatus(record.status)) throw new TypeError(`archive: unknown completion status ${String(record.status)}`);
+    this.statements.archiveTx({
+      id: record.id,
+      problem: record.problem,
+      status: record.status,
+      startedAt: record.startedAt,
+      completedAt: record.completedAt,
+      archivedAt: this.now(),
+      session: JSON.stringify(record.session),
+    });
+  }
+
+  /** The final state of an archived session (what mfr-status shows), or undefined. */
+  archivedSession(id: SessionId): Session | undefined {
+    return this.archivedRecord(id)?.session;
+  }
+
+  archivedRecord(id: SessionId): ArchivedSession | undefined {
+    const row = this.statements.archived.get(id) as ArchivedRow | undefined;
+    if (!row) return undefined;
+    return { ...this.summaryOf(row), session: this.parse<Session>(row.session, `archived session ${row.id}`) };
+  }
+
+  /** Newest first by start (as mfr-list shows them); pass `before` to page on. A bare number is the limit. */
+  listArchived(options: ListArchivedOptions | number): ArchivedSummary[] {
+    const { limit, before } = typeof options === "number" ? { limit: options, before: undefined } : options;
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`listArchived: limit must be a whole number ≥ 0, got ${limit}`);
+    const rows = this.statements.listArchived.all({ limit, before: before ?? null }) as SummaryRow[];
+    return rows.map((row) => this.summaryOf(row));
+  }
+
+  countArchived(): number {
+    return (this.statements.countArchived.get() as { n: number }).n;
+  }
+
+  // ---- artefacts ------------------------------------------------------------------------
+
+  /** Keeps something export needs (the merged TriG, a validation report); all are kept, in order. */
+  saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): number {
+    this.writable();
+    return Number(this.statements.saveArtefact.run({ sessionId, kind, at: this.now(), content }).lastInsertRowid);
+  }
+
+  /** The session's artefacts, oldest first; only those of one kind if given. */
+  artefacts(sessionId: SessionId, kind?: ArtefactKind): Artefact[] {
+    const rows = this.statements.artefacts.all({ sessionId, kind: kind ?? null }) as Array<{ id: number; session_id: string; kind: string; at: number; content: string }>;
+    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, at: r.at, content: r.content }));
+  }
+
+  // ---- retention ------------------------------------------------------------------------
+
+  /**
+   * Deletes archived sessions (with their events and artefacts) completed more than
+   * `maxAgeMs` before `now`, or beyond the newest `maxCount`. A session with live events is
+   * never touched. Returns how many sessions went.
+   */
+  prune(options: PruneOptions): number {
+    this.writable();
+    const { maxAgeMs, maxCount, now } = options;
+    if (maxAgeMs !== undefined && !(maxAgeMs >= 0)) throw new RangeError(`prune: maxAgeMs must be ≥ 0, got ${maxAgeMs}`);
+    if (maxCount !== undefined && !(Number.isInteger(maxCount) && maxCount >= 0)) throw new RangeError(`prune: maxCount must be a whole number ≥ 0, got ${maxCount}`);
+    return this.statements.pruneTx({ cutoff: maxAgeMs === undefined ? null : now - maxAgeMs, maxCount: maxCount ?? null });
+  }
+
+  /** Checkpoints and closes the database, then lets the next coordinator in. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.close();
+    } finally {
+      this.lock?.release();
+    }
+  }
+
+  get isReadonly(): boolean {
+    return this.lock === undefined;
+  }
+
+  // ---- helpers --------------------------------------------------------------------------
+
+  private writable(): void {
+    if (this.closed) throw new Error(`the store ${this.path} is closed`);
+    if (this.isReadonly) throw new Error(`the store ${this.path} was opened read-only`);
+  }
+
+  private eventOf(row: EventRow): StoredEvent {
+    const input = this.parse<Input>(row.input, `event ${row.seq}`);
+    if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
+      throw corrupted(this.path, `event ${row.seq} is not an input of session ${row.session_id}`);
+    }
+    return { seq: row.seq, sessionId: row.session_id, at: row.at, input };
+  }
+
+  private summaryOf(row: SummaryRow): ArchivedSummary {
+    if (!isCompletionStatus(row.status)) throw corrupted(this.path, `archived session ${row.id} has unknown status ${row.status}`);
+    return { id: row.id, problem: row.problem, status: row.status, startedAt: row.started_at, completedAt: row.completed_at };
+  }
+
+  /** Rows were written by this module as JSON; one that does not parse means the file was damaged or edited. */
+  private parse<T>(text: string, what: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw corrupted(this.path, `${what} is not valid JSON`, error);
+    }
+  }
+}
+
+/** Creates the data directory if needed; anything in the way is reported, never removed. */
+function ensureDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = errorCode(error);
+    const detail = code === "EEXIST" || code === "ENOTDIR" ? `${code}: a file is in the way of the directory` : `${code ?? "error"}: ${error instanceof Error ? error.message : String(error)}`;
+    throw unwritable(dir, detail, error);
+  }
+  // mkdir succeeds silently on an existing path only if it is a directory, but say so plainly if not.
+  if (!statSync(dir).isDirectory()) throw unwritable(dir, "it is not a directory");
+}
+
+/** Every statement, prepared once: an append is then one bind and one step. */
+function prepare(db: BetterSqlite3.Database) {
+  const archiveRow = db.prepare(`
+    INSERT INTO archived_sessions (id, problem, status, started_at, completed_at, archived_at, session)
+    VALUES (@id, @problem, @status, @startedAt, @completedAt, @archivedAt, @session)
+    ON CONFLICT (id) DO UPDATE SET problem = excluded.problem, status = excluded.status, started_at = excluded.started_at,
+      completed_at = excluded.completed_at, archived_at = excluded.archived_at, session = excluded.session`);
+  const retire = db.prepare("UPDATE events SET live = 0 WHERE session_id = ? AND live = 1");
+  const expired = db.prepare("SELECT id FROM archived_sessions WHERE completed_at < ?");
+  const beyondCount = db.prepare("SELECT id FROM archived_sessions ORDER BY completed_at DESC, id DESC LIMIT -1 OFFSET ?");
+  const isLive = db.prepare("SELECT 1 FROM events WHERE session_id = ? AND live = 1 LIMIT 1");
+  const deleteEvents = db.prepare("DELETE FROM events WHERE session_id = ? AND live = 0");
+  const deleteArtefacts = db.prepare("DELETE FROM artefacts WHERE session_id = ?");
+  const deleteArchived = db.prepare("DELETE FROM archived_sessions WHERE id = ?");
+  return {
+    append: db.prepare(`
+        INSERT INTO events (session_id, kind, at, live, input)
+        VALUES (@sessionId, @kind, @at,
+          @kind = 'start' OR EXISTS (SELECT 1 FROM events WHERE session_id = @sessionId AND live = 1),
+          @input)`),
+    liveEvents: db.prepare("SELECT seq, session_id, at, input FROM events WHERE live = 1 ORDER BY seq"),
+    eventsOf: db.prepare("SELECT seq, session_id, at, input FROM events WHERE session_id = ? ORDER BY seq"),
+    knows: db.prepare("SELECT 1 FROM events WHERE session_id = @sessionId UNION ALL SELECT 1 FROM archived_sessions WHERE id = @sessionId LIMIT 1"),
+    archived: db.prepare("SELECT id, problem, status, started_at, completed_at, session FROM archived_sessions WHERE id = ?"),
+    listArchived: db.prepare(`
+      SELECT id, problem, status, started_at, completed_at FROM archived_sessions
+      WHERE @before IS NULL OR started_at < @before
+      ORDER BY started_at DESC, id DESC LIMIT @limit`),
+    countArchived: db.prepare("SELECT count(*) AS n FROM archived_sessions"),
+    saveArtefact: db.prepare("INSERT INTO artefacts (session_id, kind, at, content) VALUES (@sessionId, @kind, @at, @content)"),
+    artefacts: db.prepare("SELECT id, session_id, kind, at, content FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
+    archiveTx: db.transaction((row: { id: string; problem: string; status: string; startedAt: number; completedAt: number; archivedAt: number; session: string }) => {
+      archiveRow.run(row);
+      retire.run(row.id);
+    }),
+    pruneTx: db.transaction(({ cutoff, maxCount }: { cutoff: number | null; maxCount: number | null }): number => {
+      const doomed = new Set<string>();
+      if (cutoff !== null) for (const { id } of expired.all(cutoff) as Array<{ id: string }>) doomed.add(id);
+      if (maxCount !== null) for (const { id } of beyondCount.all(maxCount) as Array<{ id: string }>) doomed.add(id);
+      let pruned = 0;
+      for (const id of doomed) {
+        // An archived id with live events was started again; leave all of it alone.
+        if (isLive.get(id) !== undefined) continue;
+        deleteEvents.run(id);
+        deleteArtefacts.run(id);
+        deleteArchived.run(id);
+        pruned++;
+      }
+      return pruned;
+    }),
+  };
+}
