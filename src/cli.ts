@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { ConfigError } from "./config/errors.js";
-import { describeConfig, loadConfig, type ConfigFlags } from "./config/load.js";
+import { describeConfig, loadConfig, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { Coordinator } from "./coordinator.js";
 import { createLogger, type Logger } from "./log.js";
+import { ExportError, SessionStore, StoreError, exportSession } from "./store/index.js";
 import { AuthenticationError } from "./xmpp/connection.js";
 
 /** Exit codes: 0 done, 1 failed while running, 2 bad configuration or usage. */
@@ -17,6 +18,7 @@ const USAGE = `Usage: mfr-coordinator <command> [options]
 Commands:
   start           connect, join the room and run sessions (default)
   check-config    validate the configuration and print it, secrets masked
+  export ID       write a session out: model (TriG), validation reports, proposals, events (JSON)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
 
@@ -25,6 +27,8 @@ Options:
   --secrets FILE    secrets JSON (default config/agents/secrets.json; env MFR_SECRETS)
   --log-level LVL   fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)
   --pretty          human-readable log lines (default when stdout is a terminal)
+  --out DIR         where export writes its files (default: the current directory)
+  --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
   --version         print the version
 `;
 
@@ -32,6 +36,7 @@ interface CliArgs {
   command: string;
   flags: ConfigFlags;
   pretty: boolean;
+  out: string | undefined;
   rest: string[];
 }
 
@@ -44,6 +49,8 @@ function parseCli(argv: string[]): CliArgs {
       secrets: { type: "string" },
       "log-level": { type: "string" },
       pretty: { type: "boolean", default: false },
+      out: { type: "string" },
+      "data-dir": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", default: false },
     },
@@ -51,8 +58,9 @@ function parseCli(argv: string[]): CliArgs {
   const command = values.version ? "version" : values.help ? "help" : (positionals[0] ?? "start");
   return {
     command,
-    flags: { profile: values.profile, secrets: values.secrets, logLevel: values["log-level"] },
+    flags: { profile: values.profile, secrets: values.secrets, logLevel: values["log-level"], dataDir: values["data-dir"] },
     pretty: values.pretty || process.stdout.isTTY === true,
+    out: values.out,
     rest: positionals.slice(1),
   };
 }
@@ -71,8 +79,18 @@ function configOrExit(flags: ConfigFlags): Config {
   }
 }
 
+function openStoreOrExit(dataDir: string, readonly = false): SessionStore {
+  try {
+    return SessionStore.open(dataDir, { readonly });
+  } catch (err) {
+    if (err instanceof StoreError) fail(err.message, EXIT_FAILED);
+    throw err;
+  }
+}
+
 async function runStart(config: Config, log: Logger): Promise<void> {
-  const coordinator = new Coordinator({ config, log });
+  const store = openStoreOrExit(config.dataDir);
+  const coordinator = new Coordinator({ config, log, store });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -83,7 +101,10 @@ async function runStart(config: Config, log: Logger): Promise<void> {
     void coordinator
       .stop()
       .catch((err: unknown) => log.warn({ err }, "error while shutting down"))
-      .finally(() => process.exit(0));
+      .finally(() => {
+        store.close();
+        process.exit(0);
+      });
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
@@ -120,6 +141,22 @@ async function main(): Promise<void> {
     case "check-config": {
       const config = configOrExit(args.flags);
       process.stdout.write(`${JSON.stringify(describeConfig(config), null, 2)}\n`);
+      return;
+    }
+    case "export": {
+      const sessionId = args.rest[0];
+      if (!sessionId) fail(`export needs a session id\n\n${USAGE}`, EXIT_USAGE);
+      const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
+      try {
+        const result = exportSession(store, sessionId, args.out ?? process.cwd());
+        for (const note of result.notes) process.stderr.write(`mfr-coordinator: note: ${note}\n`);
+        process.stdout.write(`${result.files.join("\n")}\n`);
+      } catch (err) {
+        if (err instanceof ExportError) fail(err.message, EXIT_FAILED);
+        throw err;
+      } finally {
+        store.close();
+      }
       return;
     }
     case "demo": {

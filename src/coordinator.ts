@@ -11,6 +11,7 @@ import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { SessionHost } from "./shell/session-host.js";
+import type { SessionStore } from "./store/index.js";
 import type { Participant } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
@@ -39,7 +40,12 @@ export interface CoordinatorOptions {
   config: Config;
   log: Logger;
   now?: () => number;
+  /** The durable store; opened by the caller so that a bad database stops the start cleanly. */
+  store?: SessionStore;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * The shell: owns the connection and the rooms, turns stanzas into typed inputs, guards
@@ -57,6 +63,8 @@ export class Coordinator {
   private readonly agentRefusedAt = new Map<string, number>();
   private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
   readonly chooser: AgentChooser;
+  private readonly store: SessionStore | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
 
@@ -64,6 +72,7 @@ export class Coordinator {
     this.config = options.config;
     this.log = options.log;
     this.now = options.now ?? Date.now;
+    this.store = options.store;
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
     this.rooms = new Rooms(this.connection, this.log);
@@ -98,10 +107,19 @@ export class Coordinator {
       },
       log: this.log,
       now: this.now,
+      ...(this.store ? { journal: this.store } : {}),
     });
   }
 
   async start(): Promise<void> {
+    if (this.store) {
+      // Rebuild the sessions that were live when the process stopped, before any new input.
+      const restored = this.sessions.restore(this.store.liveEvents());
+      if (restored.events > 0) this.log.info(restored, "sessions restored from the durable log");
+      this.prune();
+      this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+      this.pruneTimer.unref();
+    }
     answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("offline", () => this.rooms.markDisconnected());
@@ -122,10 +140,22 @@ export class Coordinator {
 
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.sessions.close();
     await this.models.close();
     await this.rooms.leaveAll();
     await this.connection.stop();
+  }
+
+  /** Retention: archived sessions past the configured age or count go; live ones never. */
+  private prune(): void {
+    if (!this.store) return;
+    try {
+      const pruned = this.store.prune({ maxAgeMs: this.config.retention.maxAgeDays * DAY_MS, maxCount: this.config.retention.maxCount, now: this.now() });
+      if (pruned > 0) this.log.info({ pruned }, "archived sessions pruned");
+    } catch (err) {
+      this.log.error({ err }, "pruning the archive failed");
+    }
   }
 
   private onStanza(stanza: Element): void {

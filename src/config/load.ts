@@ -15,6 +15,7 @@ export interface ConfigFlags {
   profile?: string;
   secrets?: string;
   logLevel?: string;
+  dataDir?: string;
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -164,6 +165,18 @@ function findPackageRoot(start: string): string | undefined {
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/**
+ * Just the data directory, for commands that need no connection (export): flags, then
+ * MFR_DATA_DIR, then the profile's mfr:dataDir, then ./data. Needs no secrets.
+ */
+export function resolveDataDir(flags: ConfigFlags, env: Environment, cwd: string): string {
+  if (flags.dataDir) return resolve(cwd, flags.dataDir);
+  if (env.MFR_DATA_DIR) return resolve(cwd, env.MFR_DATA_DIR);
+  const profilePath = resolve(cwd, flags.profile ?? env.MFR_PROFILE ?? DEFAULT_PROFILE);
+  const fromProfile = existsSync(profilePath) ? str(readProfile(profilePath).dataDir) : undefined;
+  return resolve(cwd, fromProfile ?? DEFAULTS.dataDir);
 }
 
 /** The effective configuration with secrets masked, for `check-config` and the start-up log. */

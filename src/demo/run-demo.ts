@@ -14,6 +14,7 @@ import { Coordinator } from "../coordinator.js";
 import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalProsody } from "../localserver/index.js";
 import { createLogger } from "../log.js";
 import { MessageType } from "../protocol/vocab.js";
+import { SessionStore } from "../store/index.js";
 import { RoomTranscript } from "./room-transcript.js";
 
 const ROOM = "mfr-demo@conference.localhost";
@@ -45,7 +46,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     print(`demo: a throw-away Prosody is listening on ${server.service}; room ${ROOM}`);
     const accounts = await registerAll(server, ["coordinator", "modeler", "planner", "alice"]);
     const logPath = join(dir, "coordinator.log");
-    const coordinator = new Coordinator({ config: demoConfig(server, accounts.coordinator as string, dir), log: createLogger({ level: "debug", pretty: false, destination: logPath }) });
+    const config = demoConfig(server, accounts.coordinator as string, dir);
+    const store = SessionStore.open(config.dataDir);
+    stoppers.push(async () => store.close());
+    const coordinator = new Coordinator({ config, log: createLogger({ level: "debug", pretty: false, destination: logPath }), store });
     stoppers.push(() => coordinator.stop());
     await coordinator.start();
     await waitUntil(() => coordinator.rooms.isJoined(ROOM), 10_000, "the coordinator did not join the room");
@@ -71,6 +75,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     print("--- end of transcript ---\n");
     print(`Final summary (${status}):\n${summary.text}\n`);
     print(`demo: the coordinator's log is in ${logPath}`);
+    print(`demo: export this session with: node dist/src/cli.js export ${sessionId} --data-dir ${config.dataDir}`);
     return status === "solved" ? 0 : 1;
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);

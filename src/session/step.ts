@@ -8,16 +8,13 @@ import {
   noContributionsReason,
   noSolutionReason,
   nextStepsAfterViolations,
-  sessionDetail,
-  sessionSummary,
   sessionWording as say,
   violationsReason,
 } from "../chat/session-report.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
-import { rankProposals } from "./ranking.js";
 import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import type { AnalysisOutcome, Broadcast, CompletionStatus, Effect, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
+import type { AnalysisOutcome, Broadcast, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
 const MAX_LATE = 20;

@@ -4,7 +4,7 @@
  * work in the worker. Nothing else changes a session.
  */
 import type { Logger } from "pino";
-import { archivedListLine, sessionListLine, sessionStatus } from "../chat/session-report.js";
+import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../chat/session-report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { protocolStanzas } from "../protocol/outbound.js";
@@ -40,6 +40,8 @@ export interface SessionJournal {
   saveArtefact(sessionId: string, kind: string, content: string): void;
   archivedSession(id: string): Session | undefined;
   listArchived(limit: number): ArchivedSummary[];
+  /** Whether a session id was ever used (live or archived). */
+  knows(id: string): boolean;
 }
 
 /** Where the host's messages go. */
@@ -102,7 +104,7 @@ export class SessionHost {
     if (this.liveSessions().length >= this.options.maxLiveSessions) {
       return { ok: false, reason: `${this.options.maxLiveSessions} sessions are already running; wait for one to finish or cancel one.` };
     }
-    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId || this.options.journal?.archivedSession(id) !== undefined);
+    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId || (this.options.journal?.knows(id) ?? false));
     this.apply({
       kind: "start",
       sessionId,
@@ -138,6 +140,7 @@ export class SessionHost {
 
   /** A Turtle contribution: checked off the event loop first, then handed to the core. */
   async contribute(sessionId: string, from: Participant, turtle: string): Promise<void> {
+    if (this.answeredFromArchive(sessionId, from, (s) => sessionWording.contributionTooLate(s, true))) return;
     if (!this.state.byId[sessionId]) {
       // The core answers "no such session"; no need to parse anything.
       this.apply({ kind: "contribution", sessionId, from, turtle, check: { ok: false, message: "unknown session", line: null, column: null } });
@@ -159,7 +162,18 @@ export class SessionHost {
   }
 
   propose(sessionId: string, from: Participant, solution: SolutionBody): void {
+    if (this.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return;
     this.apply({ kind: "proposal", sessionId, from, solution });
+  }
+
+  /** Input for a session that is complete and archived: a polite answer, nothing else. */
+  private answeredFromArchive(sessionId: string, from: Participant, answer: (s: Session) => string): boolean {
+    if (this.state.byId[sessionId] || !this.options.journal?.knows(sessionId)) return false;
+    const archived = this.options.journal.archivedSession(sessionId);
+    if (!archived) return false;
+    this.options.log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
+    this.queueSay("primary", `${from.nick}: ${answer(archived)}`);
+    return true;
   }
 
   statusText(sessionId: string | undefined): string {
