@@ -25,16 +25,10 @@ import { humanise } from "./agent-profile.js";
 import { compareNicks, type CatalogEntry } from "./catalog.js";
 import { clip, specificModes, whatItDoes } from "./describe.js";
 import { stemsOf, wordsOf, type Word } from "./words.js";
+import type { SelectionOption, SelectionOutcome } from "../session/types.js";
 
-export interface SelectionOption {
-  number: number;
-  agent: string;
-  reason: string;
-}
-
-export type SelectionOutcome =
-  | { kind: "chosen"; agents: string[]; reasons: Record<string, string> }
-  | { kind: "unclear"; options: SelectionOption[]; why: string };
+// The outcome is handed to the session core as is, so it has the core's type.
+export type { SelectionOption, SelectionOutcome } from "../session/types.js";
 
 export interface SelectionOptions {
   /** The Chair's nick: never a candidate, even without a profile saying so. */

@@ -14,7 +14,7 @@ import {
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import type { AnalysisOutcome, Broadcast, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
+import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
 const MAX_LATE = 20;
@@ -202,15 +202,20 @@ function startAnalysis(session: Session, s: Step): void {
   session.phase = "validating";
   session.analysingVersion = session.contributionsVersion;
   setDeadline(session, "validation", s.now + session.settings.validationTimeoutMs + VALIDATION_GRACE_MS, s);
-  s.emit({
+  s.emit(analysisRequest(session, session.contributionsVersion));
+}
+
+/** The model work for a session's contributions, oldest first, tagged with the version it answers. */
+export function analysisRequest(session: Session, version: number): Extract<Effect, { kind: "analyse" }> {
+  return {
     kind: "analyse",
     sessionId: session.id,
-    version: session.contributionsVersion,
+    version,
     problem: session.problem,
     contributions: Object.values(session.contributions)
       .sort((a, b) => a.receivedAt - b.receivedAt)
       .map((c) => ({ agent: c.agent, turtle: c.turtle })),
-  });
+  };
 }
 
 function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome, s: Step): void {

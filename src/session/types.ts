@@ -4,6 +4,10 @@
  * replayed and compared in tests.
  */
 
+// Findings come from the model layer unchanged (attributed to agents there).
+import type { Severity, ValidationFinding } from "../model/validate.js";
+export type { Severity, ValidationFinding };
+
 export type SessionId = string;
 
 /** Where a session is in the protocol. Every phase but `complete` has a deadline. */
@@ -63,15 +67,6 @@ export interface RejectedContribution {
   reason: string;
 }
 
-export type Severity = "Violation" | "Warning" | "Info";
-
-export interface ValidationFinding {
-  severity: Severity;
-  focusNode: string;
-  path?: string;
-  message: string;
-  agents: string[];
-}
 
 /** What the model worker says about the merged contributions of one round. */
 export interface ModelAnalysis {

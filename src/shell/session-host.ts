@@ -10,7 +10,7 @@ import type { AnalysisJob } from "../model/analysis.js";
 import { protocolStanzas } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
-import { emptySessions, step } from "../session/step.js";
+import { analysisRequest, emptySessions, step } from "../session/step.js";
 import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
@@ -224,15 +224,7 @@ export class SessionHost {
       }
       if (session.deadline) this.timers.schedule(session.id, session.deadline.at);
       if (session.phase === "validating" && session.analysingVersion !== null) {
-        void this.runAnalysis({
-          kind: "analyse",
-          sessionId: session.id,
-          version: session.analysingVersion,
-          problem: session.problem,
-          contributions: Object.values(session.contributions)
-            .sort((a, b) => a.receivedAt - b.receivedAt)
-            .map((c) => ({ agent: c.agent, turtle: c.turtle })),
-        });
+        void this.runAnalysis(analysisRequest(session, session.analysingVersion));
       }
     }
     return { sessions: this.liveSessions().length, events: count };

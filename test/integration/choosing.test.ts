@@ -1,21 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
-import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
-let server: LocalProsody;
-const cleanup: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  server = await startTestProsody();
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { server, afterThis } = useTestProsody();
 
 const PREFIXES = `@prefix agent: <https://tensegrity.it/vocab/agent#> .
 @prefix foaf: <http://xmlns.com/foaf/0.1/> .
@@ -38,19 +28,19 @@ const PROFILES: Record<string, string> = {
 const TIMEOUTS = "mfr:contributionTimeout 5000 ; mfr:reasoningTimeout 5000 ; mfr:debateTimeout 5000 ;";
 
 async function setUp(): Promise<{ room: string; human: TestPeer; coordinator: CoordinatorProcess }> {
-  const room = uniqueRoom(server);
-  const coordinator = await CoordinatorProcess.start({ server, room, mfrConfig: TIMEOUTS, agentProfiles: PROFILES });
-  cleanup.push(() => coordinator.kill());
+  const room = uniqueRoom(server());
+  const coordinator = await CoordinatorProcess.start({ server: server(), room, mfrConfig: TIMEOUTS, agentProfiles: PROFILES });
+  afterThis(() => coordinator.kill());
   await coordinator.joined(room);
-  const human = await TestPeer.connect(peerOptions(server, await registerUser(server, "alice")));
-  cleanup.push(() => human.stop());
+  const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+  afterThis(() => human.stop());
   await human.joinRoom(room, "alice");
   return { room, human, coordinator };
 }
 
 async function agent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
-  const a = await ScriptedAgent.join(server, room, nick, script);
-  cleanup.push(() => a.stop());
+  const a = await ScriptedAgent.join(server(), room, nick, script);
+  afterThis(() => a.stop());
   return a;
 }
 
@@ -66,8 +56,8 @@ describe("choosing agents over a real room", () => {
     await agent(room, "Mistral", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
     const data = await agent(room, "Data", {});
     // The Chair: plain text, as existing Chair agents speak.
-    const chair = await TestPeer.connect(peerOptions(server, await registerUser(server, "chair")));
-    cleanup.push(() => chair.stop());
+    const chair = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "chair")));
+    afterThis(() => chair.stop());
     await chair.joinRoom(room, "Chair");
     await new Promise((r) => setTimeout(r, 300)); // presence and disco reach the coordinator
 
@@ -115,8 +105,8 @@ describe("choosing agents over a real room", () => {
     const { room, human, coordinator } = await setUp();
     await agent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
     await agent(room, "Mistral", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
-    const bob = await TestPeer.connect(peerOptions(server, await registerUser(server, "bob")));
-    cleanup.push(() => bob.stop());
+    const bob = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "bob")));
+    afterThis(() => bob.stop());
     await bob.joinRoom(room, "bob");
     await new Promise((r) => setTimeout(r, 300));
 

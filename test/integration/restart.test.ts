@@ -1,43 +1,33 @@
 import { writeFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MFR } from "../../src/protocol/vocab.js";
 import { runCli } from "../support/cli.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
-import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
-let server: LocalProsody;
-const cleanup: Array<() => Promise<unknown>> = [];
-beforeAll(async () => {
-  server = await startTestProsody();
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { server, afterThis } = useTestProsody();
 
 const negotiation = (type: string) => (m: ReceivedMessage) => m.payload?.messageType === `${MFR}${type}`;
 const json = (m: ReceivedMessage) => m.payload?.json as Record<string, unknown>;
 const byCoordinator = (room: string, pattern: RegExp) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && pattern.test(m.body ?? "");
 
 async function scene(mfrConfig: string, scripts: Record<string, AgentScript>) {
-  const room = uniqueRoom(server);
-  const options: CoordinatorProcessOptions = { server, room, mfrConfig };
+  const room = uniqueRoom(server());
+  const options: CoordinatorProcessOptions = { server: server(), room, mfrConfig };
   let coordinator = await CoordinatorProcess.start(options);
-  cleanup.push(() => coordinator.kill());
+  afterThis(() => coordinator.kill());
   await coordinator.joined(room);
-  const human = await TestPeer.connect(peerOptions(server, await registerUser(server, "alice")));
-  cleanup.push(() => human.stop());
+  const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+  afterThis(() => human.stop());
   await human.joinRoom(room, "alice");
   const agents: Record<string, ScriptedAgent> = {};
   for (const [nick, script] of Object.entries(scripts)) {
-    const a = await ScriptedAgent.join(server, room, nick, script);
-    cleanup.push(() => a.stop());
+    const a = await ScriptedAgent.join(server(), room, nick, script);
+    afterThis(() => a.stop());
     await a.announce();
     agents[nick] = a;
   }
@@ -47,7 +37,7 @@ async function scene(mfrConfig: string, scripts: Record<string, AgentScript>) {
     await coordinator.kill();
     if (downMs) await new Promise((r) => setTimeout(r, downMs));
     coordinator = await coordinator.restart(options);
-    cleanup.push(() => coordinator.kill());
+    afterThis(() => coordinator.kill());
     await coordinator.joined(room);
     return coordinator;
   };
@@ -157,9 +147,9 @@ describe("a bad database stops the start with one clear line", () => {
   });
 
   it("locked: a second coordinator on the same data directory is refused", async () => {
-    const room = uniqueRoom(server);
-    const first = await CoordinatorProcess.start({ server, room });
-    cleanup.push(() => first.kill());
+    const room = uniqueRoom(server());
+    const first = await CoordinatorProcess.start({ server: server(), room });
+    afterThis(() => first.kill());
     await first.joined(room);
     const run = await runCli(["start"], profileEnv(join(first.dir, "data")));
     expect(run.code).toBe(1);

@@ -1,41 +1,30 @@
 import { Parser } from "n3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
-import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
-let server: LocalProsody;
-const cleanup: Array<() => Promise<unknown>> = [];
-
-beforeAll(async () => {
-  server = await startTestProsody();
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { server, afterThis } = useTestProsody();
 
 const TIMEOUTS = "mfr:contributionTimeout 4000 ; mfr:reasoningTimeout 4000 ; mfr:validationTimeout 10000 ;";
 
 async function setUp(mfrConfig = TIMEOUTS): Promise<{ room: string; human: TestPeer; coordinator: CoordinatorProcess }> {
-  const room = uniqueRoom(server);
-  const coordinator = await CoordinatorProcess.start({ server, room, mfrConfig });
-  cleanup.push(() => coordinator.kill());
+  const room = uniqueRoom(server());
+  const coordinator = await CoordinatorProcess.start({ server: server(), room, mfrConfig });
+  afterThis(() => coordinator.kill());
   await coordinator.joined(room);
-  const account = await registerUser(server, "alice");
-  const human = await TestPeer.connect(peerOptions(server, account));
-  cleanup.push(() => human.stop());
+  const account = await registerUser(server(), "alice");
+  const human = await TestPeer.connect(peerOptions(server(), account));
+  afterThis(() => human.stop());
   await human.joinRoom(room, "alice");
   return { room, human, coordinator };
 }
 
 async function agent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
-  const a = await ScriptedAgent.join(server, room, nick, script);
-  cleanup.push(() => a.stop());
+  const a = await ScriptedAgent.join(server(), room, nick, script);
+  afterThis(() => a.stop());
   await a.announce();
   return a;
 }

@@ -1,33 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LINGUE_FEATURES, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
-import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { peerOptions, registerUser, uniqueRoom, startTestProsody, useTestProsody } from "../support/prosody.js";
 
-let server: LocalProsody;
-const cleanup: Array<() => Promise<unknown>> = [];
-
-beforeAll(async () => {
-  server = await startTestProsody();
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { server, afterThis } = useTestProsody();
 
 async function coordinatorIn(room: string, extra: Partial<Parameters<typeof CoordinatorProcess.start>[0]> = {}): Promise<CoordinatorProcess> {
-  const coordinator = await CoordinatorProcess.start({ server, room, ...extra });
-  cleanup.push(() => coordinator.kill());
+  const coordinator = await CoordinatorProcess.start({ server: server(), room, ...extra });
+  afterThis(() => coordinator.kill());
   await coordinator.joined(room);
   return coordinator;
 }
 
 async function peerIn(room: string, nick: string): Promise<TestPeer> {
-  const account = await registerUser(server, nick.toLowerCase());
-  const peer = await TestPeer.connect(peerOptions(server, account));
-  cleanup.push(() => peer.stop());
+  const account = await registerUser(server(), nick.toLowerCase());
+  const peer = await TestPeer.connect(peerOptions(server(), account));
+  afterThis(() => peer.stop());
   await peer.joinRoom(room, nick);
   return peer;
 }
@@ -36,7 +25,7 @@ const fromNick = (room: string, nick: string) => (m: ReceivedMessage) => m.from 
 
 describe("the coordinator in a real room", () => {
   it("joins the room and answers help there and in 1:1 chat, and mfr-list", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     const coordinator = await coordinatorIn(room);
     const alice = await peerIn(room, "alice");
 
@@ -55,7 +44,7 @@ describe("the coordinator in a real room", () => {
   });
 
   it("ignores chatter, its own echoes and the room's history", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     await coordinatorIn(room);
     const alice = await peerIn(room, "alice");
     await alice.sendGroupchat(room, { body: "hello everyone, starting soon" });
@@ -69,7 +58,7 @@ describe("the coordinator in a real room", () => {
   });
 
   it("answers disco#info with the Lingue features, and ping, on its occupant JID", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     const coordinator = await coordinatorIn(room);
     const alice = await peerIn(room, "alice");
     const features = await alice.discoInfo(`${room}/Coordinator`);
@@ -79,10 +68,10 @@ describe("the coordinator in a real room", () => {
   });
 
   it("takes another nick when its own is taken, and answers under it", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     const squatter = await peerIn(room, "Coordinator");
-    const coordinator = await CoordinatorProcess.start({ server, room });
-    cleanup.push(() => coordinator.kill());
+    const coordinator = await CoordinatorProcess.start({ server: server(), room });
+    afterThis(() => coordinator.kill());
     await coordinator.joined(room);
     const joined = coordinator.logs.find((l) => l.msg === "joined the room");
     expect(joined?.nick).toBe("Coordinator-2");
@@ -92,7 +81,7 @@ describe("the coordinator in a real room", () => {
   });
 
   it("refuses commands from agents unless allow-listed", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     await coordinatorIn(room, { mfrConfig: 'mfr:allowCommandsFrom "trusted" ;' });
     const bot = await peerIn(room, "bot");
     const trusted = await peerIn(room, "trusted");
@@ -110,7 +99,7 @@ describe("the coordinator in a real room", () => {
   });
 
   it("survives bad input: oversized messages, floods and malformed payloads", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     const coordinator = await coordinatorIn(room, { mfrConfig: "mfr:maxInboundBytes 4096 ; mfr:messagesPerMinute 20 ;" });
     const mallory = await peerIn(room, "mallory");
 
@@ -133,7 +122,7 @@ describe("the coordinator in a real room", () => {
   });
 
   it("shuts down on SIGTERM within 5 s with exit code 0, leaving the room", async () => {
-    const room = uniqueRoom(server);
+    const room = uniqueRoom(server());
     const coordinator = await coordinatorIn(room);
     const alice = await peerIn(room, "alice");
     const { code, ms } = await coordinator.terminate();
@@ -144,13 +133,13 @@ describe("the coordinator in a real room", () => {
   });
 });
 
-describe("a server restart", () => {
-  it("reconnects, rejoins and answers again within 5 s of the server coming back", async () => {
+describe("a server() restart", () => {
+  it("reconnects, rejoins and answers again within 5 s of the server() coming back", async () => {
     const restartServer = await startTestProsody();
     try {
       const room = uniqueRoom(restartServer);
       const coordinator = await CoordinatorProcess.start({ server: restartServer, room });
-      cleanup.push(() => coordinator.kill());
+      afterThis(() => coordinator.kill());
       await coordinator.joined(room);
 
       await restartServer.kill();
@@ -160,7 +149,7 @@ describe("a server restart", () => {
 
       const account = await registerUser(restartServer, "alice");
       const alice = await TestPeer.connect(peerOptions(restartServer, account));
-      cleanup.push(() => alice.stop());
+      afterThis(() => alice.stop());
       await alice.joinRoom(room, "alice");
       // Ask until it answers: it is back once a help reply arrives.
       let answered: ReceivedMessage | undefined;
