@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE_FEATURES, MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -140,5 +140,25 @@ describe("choosing agents over a real room", () => {
     const req = await human.waitForMessage(request);
     expect(json(req).requestedAgents).toContain("Executor");
     expect(json(req).sessionId).toBe(sessionId);
+  });
+
+  it("an occupant advertising Lingue features is known as an agent without saying anything, and is expected", async () => {
+    const { room, human } = await setUp();
+    const quiet = await TestPeer.connect({ ...peerOptions(server(), await registerUser(server(), "quiet")), features: [...LINGUE_FEATURES] });
+    afterThis(() => quiet.stop());
+    await quiet.joinRoom(room, "Quiet");
+    await new Promise((r) => setTimeout(r, 300));
+    await human.sendGroupchat(room, { body: "agents" });
+    const listing = await human.waitForMessage(fromCoordinator(room, /Quiet/));
+    expect(listing.body).toMatch(/Quiet \(present\)/);
+
+    await human.sendGroupchat(room, { body: "mfr-start A problem for whoever is here" });
+    await quiet.waitForMessage(request);
+    const sessionId = String(json(quiet.messages.find(request) as ReceivedMessage).sessionId);
+    // It was expected: its contribution alone closes the window at once (the window is 5 s).
+    const started = Date.now();
+    await quiet.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: MODELER_TURTLE + PLANNER_TURTLE }, siblings: { sessionId } });
+    await human.waitForMessage((m) => m.payload?.messageType === `${MFR}ModelValidationResult`);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });

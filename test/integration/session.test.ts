@@ -198,4 +198,26 @@ describe("MFR sessions over a real room", () => {
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
     expect(json(complete).status).toBe("solved");
   });
+
+  it("full detail goes to the log room when one is configured; the primary room gets the short summary", async () => {
+    const room = uniqueRoom(server());
+    const logRoom = uniqueRoom(server(), "log");
+    const coordinator = await CoordinatorProcess.start({ server: server(), room, logRoom, mfrConfig: TIMEOUTS });
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+    await coordinator.joined(logRoom);
+    const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+    afterThis(() => human.stop());
+    await human.joinRoom(room, "alice");
+    await human.joinRoom(logRoom, "alice");
+    await agent(room, "modeler", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Deliver goods");
+    const detail = await human.waitForMessage((m) => m.from === `${logRoom}/Coordinator` && (m.body ?? "").includes("Detail:"), 10_000);
+    expect(detail.body).toContain(`Session ${sessionId} solved`);
+    expect(detail.body).toMatch(/- validation round 1: /);
+    expect(detail.body).toMatch(/- proposal from modeler: success/);
+    const summary = human.messages.find((m) => m.from === `${room}/Coordinator` && (m.body ?? "").startsWith(`Session ${sessionId} solved`));
+    expect(summary?.body).not.toContain("Detail:");
+  });
 });

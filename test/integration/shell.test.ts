@@ -121,6 +121,21 @@ describe("the coordinator in a real room", () => {
     expect(coordinator.child.exitCode).toBeNull();
   });
 
+  it("logs commands at debug with room, sender and type, connection changes at info, and never the password", async () => {
+    const room = uniqueRoom(server());
+    const coordinator = await coordinatorIn(room);
+    const alice = await peerIn(room, "alice");
+    await alice.sendGroupchat(room, { body: "mfr-list" });
+    await alice.waitForMessage(fromNick(room, "Coordinator"));
+    const command = await coordinator.waitForLog((l) => l.msg === "command");
+    expect(command).toMatchObject({ level: 20, room, command: "list" });
+    expect(String(command.sender)).toContain("alice");
+    expect(coordinator.logs.find((l) => l.msg === "connected to the XMPP server")?.level).toBe(30);
+    const everything = coordinator.logs.map((l) => JSON.stringify(l)).join("\n") + coordinator.stderr;
+    expect(everything).not.toContain(coordinator.account.password);
+    expect(everything).toContain("********");
+  });
+
   it("shuts down on SIGTERM within 5 s with exit code 0, leaving the room", async () => {
     const room = uniqueRoom(server());
     const coordinator = await coordinatorIn(room);

@@ -36,6 +36,8 @@ export interface TestPeerOptions {
    * the bare JID arrive from the moment connect() resolves (default true).
    */
   available?: boolean;
+  /** Answer disco#info with these features (as a Lingue agent does); by default it does not answer. */
+  features?: string[];
 }
 
 export interface PeerPayload {
@@ -234,6 +236,12 @@ export class TestPeer {
       ...(options.resource ? { resource: options.resource } : {}),
     });
     if (!options.reconnect) xmpp.reconnect.stop();
+    const features = options.features;
+    if (features) {
+      xmpp.iqCallee.get(NS_DISCO_INFO, "query", () =>
+        xml("query", { xmlns: NS_DISCO_INFO }, xml("identity", { category: "client", type: "bot" }), ...features.map((f) => xml("feature", { var: f }))),
+      );
+    }
     const peer = new TestPeer(xmpp, options);
     try {
       await xmpp.start();
