@@ -174,6 +174,7 @@ describe("a server() restart", () => {
       }
       expect(answered?.body, "no answer within 5 s of the restart").toContain("mfr-start");
       expect(Date.now() - back).toBeLessThan(5000);
+      if (process.env.MFR_PRINT_FIGURES) console.log(`answering again ${Date.now() - back} ms after Prosody came back`);
       expect(coordinator.child.exitCode).toBeNull();
       await coordinator.joined(room, 2);
     } finally {
