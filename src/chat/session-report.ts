@@ -4,7 +4,7 @@
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { goalsSatisfied, rankProposals } from "../session/ranking.js";
-import type { Contribution, ItemCounts, Proposal, Session, ValidationFinding } from "../session/types.js";
+import type { Contribution, ItemCounts, Session, ValidationFinding } from "../session/types.js";
 
 const SUMMARY_MAX_LINES = 15;
 
@@ -236,10 +236,6 @@ export function sessionStatus(s: Session, now: number): string {
 export function sessionListLine(s: Session, now: number): string {
   const age = seconds(now - s.startedAt);
   return `${s.id}  ${s.phase === "complete" ? (s.completion?.status ?? "complete") : phaseWords(s)}  ${age} ago  "${clip(s.problem, 60)}"`;
-}
-
-export function rankedSolutions(s: Session): Proposal[] {
-  return rankProposals(s.proposals);
 }
 
 /** One line of `mfr-list` for a session that is only in the archive. */
