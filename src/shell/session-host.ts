@@ -10,6 +10,7 @@ import type { AnalysisJob } from "../model/analysis.js";
 import { protocolStanzas } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
+import { replay } from "../session/replay.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
 import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { Element } from "../xmpp/stanza.js";
@@ -207,15 +208,10 @@ export class SessionHost {
    * the time it has left (an expired one fires at once) and restarts interrupted model work.
    */
   restore(events: Iterable<{ input: Input; at: number }>): { sessions: number; events: number } {
-    let count = 0;
-    for (const { input, at } of events) {
-      try {
-        this.state = step(this.state, input, at).state;
-        count++;
-      } catch (err) {
-        this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "an event could not be replayed; skipped");
-      }
-    }
+    const replayed = replay(this.state, events, (err, input) =>
+      this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "an event could not be replayed; skipped"),
+    );
+    this.state = replayed.state;
     for (const session of Object.values(this.state.byId)) {
       if (session.phase === "complete") {
         // Completed but not yet archived when the process stopped: archive it now, send nothing.
@@ -227,7 +223,7 @@ export class SessionHost {
         void this.runAnalysis(analysisRequest(session, session.analysingVersion));
       }
     }
-    return { sessions: this.liveSessions().length, events: count };
+    return { sessions: this.liveSessions().length, events: replayed.applied };
   }
 
   /** Stops timers; pending sends finish. */

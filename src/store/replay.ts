@@ -3,14 +3,13 @@
  * coordinator built them: each input is stepped with the `now` it was logged at. Effects
  * are dropped; whoever replays decides what still needs doing (the host re-arms deadlines).
  */
-import { emptySessions, step } from "../session/step.js";
+import { replay } from "../session/replay.js";
+import { emptySessions } from "../session/step.js";
 import type { Session, SessionId, Sessions } from "../session/types.js";
 import type { StoredEvent } from "./records.js";
 
 export function replayEvents(events: Iterable<Pick<StoredEvent, "input" | "at">>): Sessions {
-  let state = emptySessions();
-  for (const { input, at } of events) state = step(state, input, at).state;
-  return state;
+  return replay(emptySessions(), events).state;
 }
 
 /** One session as its events leave it; undefined if they never start it. */
