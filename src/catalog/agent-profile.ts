@@ -26,6 +26,7 @@ import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Parser, type Quad, type Term } from "n3";
 import { AGENT, ContributionKind, FOAF, LINGUE, MFR, RDF_TYPE, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
+import { clip } from "../chat/text.js";
 
 /** What the coordinator knows about one peer agent from its profile. */
 export interface AgentProfile {
@@ -218,7 +219,7 @@ function readAgent(graph: Graph, agent: Term, nick: string, file: string): Agent
 
   return {
     nick,
-    ...(description ? { description: clip(description) } : {}),
+    ...(description ? { description: clip(description, MAX_TEXT) } : {}),
     supports: graph
       .objects(agent, [SUPPORTS])
       .map((t) => (t.termType === "BlankNode" ? graph.firstLiteral(t, LABEL_PREDICATES) ?? "" : t.value.trim()))
@@ -237,14 +238,14 @@ function readCapability(graph: Graph, term: Term, capabilities: Ordered, kinds: 
   // Turtle can make nodes refer to themselves; capability nodes are never deeper than this.
   if (depth > 3) return;
   if (term.termType === "Literal") {
-    if (booleanOf(term) === undefined) capabilities.add(clip(term.value.trim()));
+    if (booleanOf(term) === undefined) capabilities.add(clip(term.value.trim(), MAX_TEXT));
     return;
   }
   const label = graph.firstLiteral(term, LABEL_PREDICATES)?.trim();
   const description = graph.firstLiteral(term, NODE_DESCRIPTION_PREDICATES)?.trim();
   let said = false;
   if (label || description) {
-    capabilities.add(clip([label, description].filter(Boolean).join(": ")));
+    capabilities.add(clip([label, description].filter(Boolean).join(": "), MAX_TEXT));
     said = true;
   }
   for (const q of graph.about(term)) {
@@ -296,11 +297,6 @@ export function humanise(name: string): string {
     .replace(/[-_]+/g, " ")
     .trim()
     .toLowerCase();
-}
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ");
-  return oneLine.length > MAX_TEXT ? `${oneLine.slice(0, MAX_TEXT - 1)}…` : oneLine;
 }
 
 function uniqueTerms(terms: Term[]): Term[] {

@@ -7,6 +7,7 @@
  * to someone ("Chair: …"), "Consensus: use X and Y", names followed by words ("prolog agent",
  * "mistral for this problem"). Reading is liberal; anything not understood is `null`.
  */
+import { clip } from "../chat/text.js";
 
 export type DebateLine =
   | { kind: "started" }
@@ -17,6 +18,7 @@ export type DebateLine =
 /** Room bodies are bounded upstream; this keeps a pathological body from costing regex time. */
 const MAX_BODY = 4000;
 const MAX_TEXT = 500;
+const clipLine = (text: string): string => clip(text, MAX_TEXT);
 const MAX_NAMES = 20;
 
 /** The debate invitation, exactly as PROTOCOL.md step 1 gives it. Newlines in the problem are flattened: Chairs read line by line. */
@@ -73,21 +75,21 @@ const STARTED = /^(?:the\s+)?debate\s+(?:has\s+)?(?:started|begun|begins|opened|
 const CONTRIBUTION = /^(position|support|objection)s?\s*[:\-–—]\s*(.+)$/i;
 
 function classify(line: string, rest: string[]): DebateLine | null {
-  if (NO_CONSENSUS.test(line)) return { kind: "no-consensus", text: clipText(line) };
+  if (NO_CONSENSUS.test(line)) return { kind: "no-consensus", text: clipLine(line) };
   const consensus = firstMatch(CONSENSUS, line);
   if (consensus) {
     const said = consensus[1]?.trim() ?? "";
     // "Consensus reached:" alone on a line: the names follow on the next line.
-    if (said === "") return { kind: "consensus", names: namesIn(rest[0] ?? ""), text: clipText(`${line} ${rest[0] ?? ""}`) };
-    return { kind: "consensus", names: namesIn(said), text: clipText(line) };
+    if (said === "") return { kind: "consensus", names: namesIn(rest[0] ?? ""), text: clipLine(`${line} ${rest[0] ?? ""}`) };
+    return { kind: "consensus", names: namesIn(said), text: clipLine(line) };
   }
   const use = USE_FOR_PROBLEM.exec(line);
-  if (use?.[1]) return { kind: "consensus", names: namesIn(use[1]), text: clipText(line) };
+  if (use?.[1]) return { kind: "consensus", names: namesIn(use[1]), text: clipLine(line) };
   if (STARTED.test(line)) return { kind: "started" };
   const contribution = CONTRIBUTION.exec(line);
   if (contribution?.[1] && contribution[2]) {
     const kind = contribution[1].toLowerCase() as "position" | "support" | "objection";
-    return { kind, text: clipText([contribution[2], ...rest].join(" ")) };
+    return { kind, text: clipLine([contribution[2], ...rest].join(" ")) };
   }
   return null;
 }
@@ -177,7 +179,3 @@ function cleanLine(line: string): string {
     .trim();
 }
 
-function clipText(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > MAX_TEXT ? `${oneLine.slice(0, MAX_TEXT - 1)}…` : oneLine;
-}

@@ -5,6 +5,7 @@
 import { ContributionKind } from "../protocol/vocab.js";
 import { humanise, localName } from "./agent-profile.js";
 import { isLingue, type CatalogEntry } from "./catalog.js";
+import { clip } from "../chat/text.js";
 
 /** The four MFR contribution kinds in the words a person uses for them. */
 export const KIND_WORDS: Readonly<Record<string, string>> = {
@@ -48,7 +49,3 @@ export function whatItDoes(entry: CatalogEntry, maxChars = 90): string {
   return clip(parts.join("; "), maxChars);
 }
 
-export function clip(text: string, maxChars: number): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > maxChars ? `${oneLine.slice(0, Math.max(1, maxChars - 1)).trimEnd()}…` : oneLine;
-}

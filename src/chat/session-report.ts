@@ -3,20 +3,11 @@
  * summary, status and list lines. Pure functions of the session, so the core can call them.
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
+import { clip, names, plural, seconds } from "./text.js";
 import { goalsSatisfied, rankProposals } from "../session/ranking.js";
 import type { Contribution, ItemCounts, Session, ValidationFinding } from "../session/types.js";
 
 const SUMMARY_MAX_LINES = 15;
-
-export function seconds(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  return s < 60 ? `${Number.isInteger(s) ? s : s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 export function describeCounts(c: ItemCounts): string {
   const parts = [
@@ -27,12 +18,6 @@ export function describeCounts(c: ItemCounts): string {
     c.goals && plural(c.goals, "goal"),
   ].filter(Boolean);
   return parts.length > 0 ? parts.join(", ") : "no typed items";
-}
-
-function names(list: readonly string[]): string {
-  if (list.length === 0) return "nobody";
-  if (list.length === 1) return list[0] as string;
-  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
 }
 
 function contributors(session: Session): Contribution[] {
@@ -100,11 +85,6 @@ function phaseWords(s: Session): string {
 /** IRIs minted under the session's base are shown relative to it (`#delivered`). */
 function readable(s: Session, text: string): string {
   return text.split(sessionBaseIri(s.id)).join("");
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** Said when a contribution window closes before everyone expected answered. */

@@ -5,6 +5,7 @@
  * shell; here are only the rules.
  */
 import { selectionWording as say } from "../chat/selection-report.js";
+import { seconds } from "../chat/text.js";
 import { beginCollecting, complete, dedupe, sameAgent, setDeadline } from "./lifecycle.js";
 import type { Step } from "./step-context.js";
 import type { Input, Participant, Selection, SelectionOutcome, Session } from "./types.js";
@@ -170,7 +171,7 @@ export function onSelectionDeadline(session: Session, s: Step): void {
   if (!selection) return;
   switch (selection.stage) {
     case "debating":
-      s.say(say.debateFallback(session, `no consensus within ${Math.round(session.settings.debateTimeoutMs / 1000)} s`));
+      s.say(say.debateFallback(session, `no consensus within ${seconds(session.settings.debateTimeoutMs)}`));
       selection.method = "selection from the catalog, after the debate timed out";
       applyOutcome(session, selection, selection.fallback, s);
       return;

@@ -1,0 +1,26 @@
+/** Small helpers for text people read: one style of lists, durations and shortening everywhere. */
+
+/** One line, at most `max` characters, ending in … when cut. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, Math.max(1, max - 1)).trimEnd()}…` : flat;
+}
+
+/** "nobody", "a", "a and b", "a, b and c". */
+export function names(list: readonly string[]): string {
+  if (list.length === 0) return "nobody";
+  if (list.length === 1) return list[0] as string;
+  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
+
+/** "800 ms", "1.5 s", "30 s", "2 min 5 s". */
+export function seconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  return s < 60 ? `${Number.isInteger(s) ? s : s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+/** "1 goal", "2 goals", "3 entities" (with `many` given). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
