@@ -49,12 +49,11 @@ function memory(): { rss: number; heap: number } {
 
 async function run(label: string, journal: SessionJournal | undefined, count: number): Promise<void> {
   const host = new SessionHost({
-    room: "bench@conference.localhost",
+    render: { room: "bench@conference.localhost", logRoom: undefined, maxStanzaBytes: 200 * 1024 },
     settings: { contributionTimeoutMs: 60_000, validationTimeoutMs: 10_000, reasoningTimeoutMs: 60_000, maxFixRounds: 2, maxTriplesPerContribution: 20_000, debateTimeoutMs: 60_000 },
-    maxStanzaBytes: 200 * 1024,
     maxLiveSessions: 1_000_000,
     models,
-    outlet: { send: async () => undefined, say: async () => undefined },
+    outlet: { send: async () => undefined },
     log: pino({ level: "silent" }),
     now: Date.now,
     ...(journal ? { journal } : {}),

@@ -87,7 +87,11 @@ export class Coordinator {
     });
     this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
     this.sessions = new SessionHost({
-      room: bareJid(this.config.room),
+      render: {
+        room: bareJid(this.config.room),
+        logRoom: this.config.logRoom ? bareJid(this.config.logRoom) : undefined,
+        maxStanzaBytes: this.config.limits.maxStanzaBytes,
+      },
       settings: {
         contributionTimeoutMs: this.config.mfr.contributionTimeoutMs,
         validationTimeoutMs: this.config.mfr.validationTimeoutMs,
@@ -96,14 +100,12 @@ export class Coordinator {
         maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
         debateTimeoutMs: this.config.mfr.debateTimeoutMs,
       },
-      maxStanzaBytes: this.config.limits.maxStanzaBytes,
       maxLiveSessions: this.config.limits.maxLiveSessions,
       models: this.models,
       outlet: {
         send: async (stanza) => {
           await this.connection.send(stanza);
         },
-        say: (room, text) => this.sayIn(room, text),
       },
       log: this.log,
       now: this.now,

@@ -7,14 +7,16 @@ import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../chat/session-report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
-import { protocolStanzas } from "../protocol/outbound.js";
+import { encodeMessage } from "../protocol/codec.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
-import { replay } from "../session/replay.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
 import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
+import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
+import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+import { replayWithSends, unsentTail } from "./sent-check.js";
 
 /** The model work the host needs; ModelWorker provides it (a fake may, in tests). */
 export interface ModelService {
@@ -36,7 +38,13 @@ export interface ArchivedSummary {
  * they are applied; completed sessions are archived and leave memory.
  */
 export interface SessionJournal {
-  append(sessionId: string, input: Input, at: number): void;
+  /** Returns the input's sequence number in the log. */
+  append(sessionId: string, input: Input, at: number): number;
+  /** Notes that a stanza of the step of `eventSeq` was handed to the connection. */
+  recordSent(record: SentRecord): void;
+  sentOf(sessionId: string): SentRecord[];
+  /** Events at or below this were logged before sends were recorded. */
+  sentTrackedAfter(): number;
   archive(session: Session): void;
   saveArtefact(sessionId: string, kind: string, content: string): void;
   archivedSession(id: string): Session | undefined;
@@ -47,16 +55,14 @@ export interface SessionJournal {
 
 /** Where the host's messages go. */
 export interface Outlet {
-  /** Sends stanzas in order to the server (already sized). */
+  /** Sends one stanza (already sized) to the server; called in order, one at a time. */
   send(stanza: Element): Promise<void>;
-  /** Plain human text to the primary room or the log room (ignored when there is none). */
-  say(room: "primary" | "log", text: string): Promise<void>;
 }
 
 export interface SessionHostOptions {
-  room: string;
+  /** The rooms and the stanza limit the core's messages are rendered for. */
+  render: RenderContext;
   settings: SessionSettings;
-  maxStanzaBytes: number;
   maxLiveSessions: number;
   models: ModelService;
   outlet: Outlet;
@@ -173,7 +179,8 @@ export class SessionHost {
     const archived = this.options.journal.archivedSession(sessionId);
     if (!archived) return false;
     this.options.log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
-    this.queueSay("primary", `${from.nick}: ${answer(archived)}`);
+    const stanza = encodeMessage({ to: this.options.render.room, type: "groupchat", body: `${from.nick}: ${answer(archived)}` });
+    this.queueSend({ sessionId, stanza, what: "tell" }, undefined);
     return true;
   }
 
@@ -203,18 +210,32 @@ export class SessionHost {
   }
 
   /**
-   * Rebuilds the live sessions from the durable log, without sending anything: the
-   * messages of those inputs went out before the restart. Then re-arms each deadline with
-   * the time it has left (an expired one fires at once) and restarts interrupted model work.
+   * Rebuilds the live sessions from the durable log, stepping each input with the instant
+   * it was logged at, exactly as live did. What those steps sent went out before the stop,
+   * so nothing is sent again — except the tail a crash swallowed between logging an input
+   * and handing its stanzas to the connection, which the sent-record shows and which goes
+   * out now. Then re-arms each deadline with the time it has left (an expired one fires at
+   * once) and restarts interrupted model work.
    */
-  restore(events: Iterable<{ input: Input; at: number }>): { sessions: number; events: number } {
-    const replayed = replay(this.state, events, (err, input) =>
-      this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "an event could not be replayed; skipped"),
+  restore(events: Iterable<StoredEvent>): { sessions: number; events: number; resent: number } {
+    const { log, journal } = this.options;
+    const replayed = replayWithSends(events, this.options.render, (err, event) =>
+      log.error({ err, input: event.input.kind, sessionId: event.sessionId, seq: event.seq }, "an event could not be replayed; skipped"),
     );
     this.state = replayed.state;
+    let resent = 0;
+    if (journal) {
+      const trackedAfter = journal.sentTrackedAfter();
+      for (const id of Object.keys(this.state.byId)) {
+        const tail = unsentTail(replayed.expected.filter((e) => e.outgoing.sessionId === id), journal.sentOf(id), trackedAfter);
+        for (const e of tail) this.queueSend(e.outgoing, { eventSeq: e.eventSeq, position: e.position, at: e.at });
+        if (tail.length > 0) log.warn({ sessionId: id, stanzas: tail.length, what: tail.map((e) => e.outgoing.what) }, "sending what a crash kept from going out");
+        resent += tail.length;
+      }
+    }
     for (const session of Object.values(this.state.byId)) {
       if (session.phase === "complete") {
-        // Completed but not yet archived when the process stopped: archive it now, send nothing.
+        // Completed but not yet archived when the process stopped: archive it now.
         this.archive(session.id);
         continue;
       }
@@ -223,7 +244,7 @@ export class SessionHost {
         void this.runAnalysis(analysisRequest(session, session.analysingVersion));
       }
     }
-    return { sessions: this.liveSessions().length, events: replayed.applied };
+    return { sessions: this.liveSessions().length, events: replayed.applied, resent };
   }
 
   /** Stops timers; pending sends finish. */
@@ -232,71 +253,68 @@ export class SessionHost {
     await this.sending;
   }
 
-  /** Records the input, steps the core and carries out the effects. Never throws. */
+  /**
+   * Records the input, steps the core and carries out the effects. Never throws.
+   *
+   * The clock is read once: the instant logged is the instant the core sees and the
+   * messages carry, so a replay of the log computes the same deadlines and the same bytes.
+   */
   apply(input: Input): void {
     try {
-      this.journal(input);
-      const { state, effects } = step(this.state, input, this.options.now());
+      const at = this.options.now();
+      // An input for a session that does not exist changes nothing; it is answered but not
+      // logged, so nobody can grow the log with made-up session ids.
+      const logged = input.kind === "start" || input.sessionId in this.state.byId ? this.journal(input, at) : undefined;
+      const { state, effects } = step(this.state, input, at);
       this.state = state;
-      for (const effect of effects) this.carryOut(effect);
+      this.carryOut(input.sessionId, effects, at, logged);
     } catch (err) {
       this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to apply a session input");
     }
   }
 
-  private carryOut(effect: Effect): void {
+  private carryOut(sessionId: string, effects: Effect[], at: number, eventSeq: number | undefined): void {
     const { log } = this.options;
-    switch (effect.kind) {
-      case "broadcast": {
-        const built = protocolStanzas(effect.message, effect.body, {
-          room: this.options.room,
-          now: this.options.now(),
-          maxStanzaBytes: this.options.maxStanzaBytes,
-          skolemBase: sessionBaseIri(effect.message.sessionId),
-        });
-        if (!built.ok) {
-          log.error({ sessionId: effect.message.sessionId, type: effect.message.type, err: built.error }, "protocol message not sent");
-          this.queueSay("primary", `${effect.message.sessionId}: could not send the ${effect.message.type}: ${built.error}.`);
-          return;
-        }
-        if (built.note) log.warn({ sessionId: effect.message.sessionId, type: effect.message.type, note: built.note }, "protocol message resized");
-        for (const stanza of built.stanzas) this.queueSend(stanza);
-        log.debug({ sessionId: effect.message.sessionId, type: effect.message.type, stanzas: built.stanzas.length }, "protocol message sent");
-        return;
+    const rendered = renderEffects(sessionId, effects, at, this.options.render);
+    for (const note of rendered.notes) log[note.level](note.data, note.msg);
+    rendered.outgoing.forEach((outgoing, position) => this.queueSend(outgoing, eventSeq === undefined ? undefined : { eventSeq, position, at }));
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case "broadcast":
+          log.debug({ sessionId: effect.message.sessionId, type: effect.message.type }, "protocol message sent");
+          break;
+        case "schedule":
+          this.timers.schedule(effect.sessionId, effect.at);
+          break;
+        case "unschedule":
+          this.timers.cancel(effect.sessionId);
+          break;
+        case "analyse":
+          void this.runAnalysis(effect);
+          break;
+        case "finished":
+          if (this.options.journal) this.archive(effect.sessionId);
+          else this.forgetOldCompleted();
+          break;
+        case "log":
+          log[effect.level](effect.data, effect.msg);
+          break;
+        default:
+          // say / tell: rendered above.
+          break;
       }
-      case "say":
-        this.queueSay(effect.room, effect.text);
-        return;
-      case "tell":
-        this.queueSay("primary", `${effect.nick}: ${effect.text}`);
-        return;
-      case "schedule":
-        this.timers.schedule(effect.sessionId, effect.at);
-        return;
-      case "unschedule":
-        this.timers.cancel(effect.sessionId);
-        return;
-      case "analyse":
-        void this.runAnalysis(effect);
-        return;
-      case "finished":
-        if (this.options.journal) this.archive(effect.sessionId);
-        else this.forgetOldCompleted();
-        return;
-      case "log":
-        log[effect.level](effect.data, effect.msg);
-        return;
     }
   }
 
   /** Appends the input to the durable log; a failure is loud but does not stop the session. */
-  private journal(input: Input): void {
+  private journal(input: Input, at: number): number | undefined {
     const journal = this.options.journal;
-    if (!journal) return;
+    if (!journal) return undefined;
     try {
-      journal.append(input.sessionId, input, this.options.now());
+      return journal.append(input.sessionId, input, at);
     } catch (err) {
       this.options.log.error({ err, sessionId: input.sessionId, input: input.kind }, "could not write the input to the durable log");
+      return undefined;
     }
   }
 
@@ -349,16 +367,23 @@ export class SessionHost {
     this.apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
   }
 
-  private queueSend(stanza: Element): void {
+  /**
+   * Sends in the order the core produced, one at a time; once the connection has taken a
+   * stanza of a logged step, the sent-record says so (see `restore`).
+   */
+  private queueSend(outgoing: Outgoing, record: { eventSeq: number; position: number; at: number } | undefined): void {
+    const { journal, log, outlet } = this.options;
     this.sending = this.sending
-      .then(() => this.options.outlet.send(stanza))
-      .catch((err: unknown) => this.options.log.error({ err }, "send failed"));
-  }
-
-  private queueSay(room: "primary" | "log", text: string): void {
-    this.sending = this.sending
-      .then(() => this.options.outlet.say(room, text))
-      .catch((err: unknown) => this.options.log.error({ err }, "send failed"));
+      .then(async () => {
+        await outlet.send(outgoing.stanza);
+        if (!record || !journal) return;
+        try {
+          journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
+        } catch (err) {
+          log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
+        }
+      })
+      .catch((err: unknown) => log.error({ err }, "send failed"));
   }
 
   /** Bounds memory until sessions are archived elsewhere: the oldest completed ones go. */

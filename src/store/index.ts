@@ -9,7 +9,7 @@ export type { StoreErrorReason } from "./errors.js";
 export { LOCK_FILE } from "./process-lock.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export { archiveRecordOf } from "./records.js";
-export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, StoredEvent } from "./records.js";
+export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 export { exportSession, ExportError } from "./export.js";
 export type { ExportResult } from "./export.js";
 export { contributionGraphIri, contributionsTrig } from "./model-trig.js";

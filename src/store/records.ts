@@ -11,6 +11,18 @@ export interface StoredEvent {
   input: Input;
 }
 
+/** One stanza the coordinator handed to the connection, as the sent-record keeps it. */
+export interface SentRecord {
+  sessionId: SessionId;
+  /** The logged input whose step produced it. */
+  eventSeq: number;
+  /** Its place among that step's stanzas (0-based). */
+  position: number;
+  at: number;
+  digest: string;
+  what: string;
+}
+
 /** A completed session out of memory: enough to list it, and to age it out. */
 export interface ArchivedSummary {
   id: SessionId;

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 interface Migration {
   /** The version this migration produces. */
@@ -67,6 +67,35 @@ const MIGRATIONS: readonly Migration[] = [
           content TEXT NOT NULL
         );
         CREATE INDEX artefacts_by_session ON artefacts (session_id, id);
+      `);
+    },
+  },
+  {
+    to: 2,
+    up(db) {
+      db.exec(`
+        -- What the coordinator really sent: one row per stanza handed to the connection,
+        -- tied to the input whose step produced it (event_seq) and its place among that
+        -- step's stanzas. Only a digest is kept: replay re-renders the stanza, so the
+        -- digest proves "same bytes" without storing every model twice.
+        CREATE TABLE sent (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id TEXT NOT NULL,
+          event_seq INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          at INTEGER NOT NULL,
+          digest TEXT NOT NULL,
+          what TEXT NOT NULL
+        );
+        CREATE INDEX sent_by_session ON sent (session_id, event_seq, position);
+
+        -- Events up to this sequence number were logged before sends were recorded: their
+        -- stanzas count as sent (a database from v1 must not have its history re-sent).
+        CREATE TABLE sent_tracking (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          after_seq INTEGER NOT NULL
+        );
+        INSERT INTO sent_tracking (id, after_seq) SELECT 1, coalesce(max(seq), 0) FROM events;
       `);
     },
   },

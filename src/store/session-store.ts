@@ -14,7 +14,7 @@ import { corrupted, errorCode, StoreError, unwritable } from "./errors.js";
 import { acquireProcessLock } from "./process-lock.js";
 import type { ProcessLock } from "./process-lock.js";
 import { archiveRecordOf, isCompletionStatus } from "./records.js";
-import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, StoredEvent } from "./records.js";
+import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
@@ -138,6 +138,30 @@ export class SessionStore {
   /** True if the id was ever used (logged or archived): new session ids must avoid it. */
   knows(sessionId: SessionId): boolean {
     return this.statements.knows.get({ sessionId }) !== undefined;
+  }
+
+  // ---- the sent-record -----------------------------------------------------------------
+
+  /** Notes that a stanza produced by event `eventSeq` was handed to the connection. */
+  recordSent(record: SentRecord): void {
+    this.writable();
+    this.statements.recordSent.run(record);
+  }
+
+  /** What was recorded as sent for one session, in the order it was sent. */
+  sentOf(sessionId: SessionId): SentRecord[] {
+    const rows = this.statements.sentOf.all(sessionId) as Array<{ session_id: string; event_seq: number; position: number; at: number; digest: string; what: string }>;
+    return rows.map((r) => ({ sessionId: r.session_id, eventSeq: r.event_seq, position: r.position, at: r.at, digest: r.digest, what: r.what }));
+  }
+
+  /** Events with a sequence number above this have their sends recorded; older ones predate the record. */
+  sentTrackedAfter(): number {
+    return (this.statements.sentTrackedAfter.get() as { after_seq: number } | undefined)?.after_seq ?? 0;
+  }
+
+  /** Every session id that has events, archived or live (for checks over a whole store). */
+  sessionIds(): SessionId[] {
+    return (this.statements.sessionIds.all() as Array<{ session_id: string }>).map((r) => r.session_id);
   }
 
   // ---- the archive ----------------------------------------------------------------------
@@ -286,6 +310,7 @@ function prepare(db: BetterSqlite3.Database) {
   const deleteEvents = db.prepare("DELETE FROM events WHERE session_id = ? AND live = 0");
   const deleteArtefacts = db.prepare("DELETE FROM artefacts WHERE session_id = ?");
   const deleteArchived = db.prepare("DELETE FROM archived_sessions WHERE id = ?");
+  const deleteSent = db.prepare("DELETE FROM sent WHERE session_id = ?");
   return {
     append: db.prepare(`
         INSERT INTO events (session_id, kind, at, live, input)
@@ -300,6 +325,10 @@ function prepare(db: BetterSqlite3.Database) {
       SELECT id, problem, status, started_at, completed_at FROM archived_sessions
       WHERE @before IS NULL OR started_at < @before
       ORDER BY started_at DESC, id DESC LIMIT @limit`),
+    recordSent: db.prepare("INSERT INTO sent (session_id, event_seq, position, at, digest, what) VALUES (@sessionId, @eventSeq, @position, @at, @digest, @what)"),
+    sentOf: db.prepare("SELECT session_id, event_seq, position, at, digest, what FROM sent WHERE session_id = ? ORDER BY seq"),
+    sentTrackedAfter: db.prepare("SELECT after_seq FROM sent_tracking WHERE id = 1"),
+    sessionIds: db.prepare("SELECT DISTINCT session_id FROM events ORDER BY session_id"),
     countArchived: db.prepare("SELECT count(*) AS n FROM archived_sessions"),
     saveArtefact: db.prepare("INSERT INTO artefacts (session_id, kind, at, content) VALUES (@sessionId, @kind, @at, @content)"),
     artefacts: db.prepare("SELECT id, session_id, kind, at, content FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
@@ -318,6 +347,7 @@ function prepare(db: BetterSqlite3.Database) {
         deleteEvents.run(id);
         deleteArtefacts.run(id);
         deleteArchived.run(id);
+        deleteSent.run(id);
         pruned++;
       }
       return pruned;

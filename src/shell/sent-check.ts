@@ -1,0 +1,104 @@
+/**
+ * Replay equals live, checked: re-run a session's logged inputs through the core, render
+ * what each step sends, and compare with the sent-record of what the running coordinator
+ * really handed to the connection. Used by `restore` (to send what a crash swallowed) and
+ * by `mfr-coordinator verify` and the tests (to prove nothing was sent twice or differently).
+ */
+import { step, emptySessions } from "../session/step.js";
+import type { Sessions } from "../session/types.js";
+import type { SentRecord, StoredEvent } from "../store/records.js";
+import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+
+/** A stanza replay says the step of `eventSeq` sends at `position`. */
+export interface ExpectedSend {
+  eventSeq: number;
+  /** The instant of that step. */
+  at: number;
+  position: number;
+  digest: string;
+  outgoing: Outgoing;
+}
+
+export type SentMismatch =
+  /** Replay sends it, the record has no such stanza: lost before it went out (or never recorded). */
+  | { kind: "missing"; eventSeq: number; position: number; what: string }
+  /** Both have a stanza here, but not the same bytes: replay diverged from live. */
+  | { kind: "different"; eventSeq: number; position: number; what: string; recorded: string }
+  /** Recorded, but replay does not send it: live did something replay cannot explain. */
+  | { kind: "unexpected"; eventSeq: number; position: number; what: string }
+  /** Recorded more than once. */
+  | { kind: "sent-twice"; eventSeq: number; position: number; what: string };
+
+/**
+ * Steps logged inputs exactly as live stepped them (each with the `now` it was logged at)
+ * and renders what each step sends. An input the core throws on is skipped and reported.
+ */
+export function replayWithSends(
+  events: Iterable<StoredEvent>,
+  ctx: RenderContext,
+  onSkipped: (err: unknown, event: StoredEvent) => void = (err) => {
+    throw err;
+  },
+): { state: Sessions; expected: ExpectedSend[]; applied: number } {
+  let state: Sessions = emptySessions();
+  const expected: ExpectedSend[] = [];
+  let applied = 0;
+  for (const event of events) {
+    let result: ReturnType<typeof step>;
+    try {
+      result = step(state, event.input, event.at);
+    } catch (err) {
+      onSkipped(err, event);
+      continue;
+    }
+    state = result.state;
+    applied++;
+    renderEffects(event.input.sessionId, result.effects, event.at, ctx).outgoing.forEach((outgoing, position) =>
+      expected.push({ eventSeq: event.seq, at: event.at, position, digest: stanzaDigest(outgoing.stanza), outgoing }),
+    );
+  }
+  return { state, expected, applied };
+}
+
+/**
+ * Compares replay with the record. Events at or below `trackedAfter` predate the record and
+ * are not compared.
+ */
+export function compareSent(expected: readonly ExpectedSend[], recorded: readonly SentRecord[], trackedAfter: number): SentMismatch[] {
+  const key = (eventSeq: number, position: number) => `${eventSeq}:${position}`;
+  const byKey = new Map<string, SentRecord>();
+  const mismatches: SentMismatch[] = [];
+  for (const r of recorded) {
+    const k = key(r.eventSeq, r.position);
+    if (byKey.has(k)) mismatches.push({ kind: "sent-twice", eventSeq: r.eventSeq, position: r.position, what: r.what });
+    else byKey.set(k, r);
+  }
+  const explained = new Set<string>();
+  for (const e of expected) {
+    if (e.eventSeq <= trackedAfter) continue;
+    const k = key(e.eventSeq, e.position);
+    const r = byKey.get(k);
+    explained.add(k);
+    if (!r) mismatches.push({ kind: "missing", eventSeq: e.eventSeq, position: e.position, what: e.outgoing.what });
+    else if (r.digest !== e.digest) mismatches.push({ kind: "different", eventSeq: e.eventSeq, position: e.position, what: e.outgoing.what, recorded: r.what });
+  }
+  for (const [k, r] of byKey) {
+    if (!explained.has(k)) mismatches.push({ kind: "unexpected", eventSeq: r.eventSeq, position: r.position, what: r.what });
+  }
+  return mismatches;
+}
+
+/**
+ * The stanzas a crash swallowed: expected sends after the last one the record has. Sends
+ * leave in order, so what a kill -9 loses is always a tail; anything earlier that is
+ * missing was sent but not recorded, and sending it again would send it twice.
+ */
+export function unsentTail(expected: readonly ExpectedSend[], recorded: readonly SentRecord[], trackedAfter: number): ExpectedSend[] {
+  const last = recorded.reduce<{ eventSeq: number; position: number } | undefined>(
+    (latest, r) => (!latest || r.eventSeq > latest.eventSeq || (r.eventSeq === latest.eventSeq && r.position > latest.position) ? r : latest),
+    undefined,
+  );
+  return expected.filter(
+    (e) => e.eventSeq > trackedAfter && (!last || e.eventSeq > last.eventSeq || (e.eventSeq === last.eventSeq && e.position > last.position)),
+  );
+}
