@@ -19,6 +19,7 @@ Commands:
   start           connect, join the room and run sessions (default)
   check-config    validate the configuration and print it, secrets masked
   export ID       write a session out: model (TriG), validation reports, proposals, events (JSON)
+  verify          replay every logged session and check it sends exactly what was sent live
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
 
@@ -154,6 +155,17 @@ async function main(): Promise<void> {
       } catch (err) {
         if (err instanceof ExportError) fail(err.message, EXIT_FAILED);
         throw err;
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case "verify": {
+      const config = configOrExit(args.flags);
+      const store = openStoreOrExit(config.dataDir, true);
+      try {
+        const { printVerification } = await import("./shell/verify-report.js");
+        process.exitCode = printVerification(store, config, (line) => process.stdout.write(`${line}\n`));
       } finally {
         store.close();
       }

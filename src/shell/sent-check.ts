@@ -102,3 +102,34 @@ export function unsentTail(expected: readonly ExpectedSend[], recorded: readonly
     (e) => e.eventSeq > trackedAfter && (!last || e.eventSeq > last.eventSeq || (e.eventSeq === last.eventSeq && e.position > last.position)),
   );
 }
+
+/** The parts of the store a whole-store check reads. */
+export interface SentLog {
+  sessionIds(): string[];
+  eventsOf(sessionId: string): StoredEvent[];
+  sentOf(sessionId: string): SentRecord[];
+  sentTrackedAfter(): number;
+}
+
+export interface SessionCheck {
+  sessionId: string;
+  /** Stanzas replay sends that the record confirms. */
+  matched: number;
+  /** The unsent tail of a process that was killed: the next start sends it. */
+  pending: number;
+  mismatches: SentMismatch[];
+}
+
+/** Replays every session in the store and compares with what was sent live. */
+export function verifyStore(log: SentLog, ctx: RenderContext): SessionCheck[] {
+  const trackedAfter = log.sentTrackedAfter();
+  return log.sessionIds().map((sessionId) => {
+    const events = log.eventsOf(sessionId);
+    const recorded = log.sentOf(sessionId);
+    const { expected } = replayWithSends(events, ctx);
+    const pending = new Set(unsentTail(expected, recorded, trackedAfter).map((e) => `${e.eventSeq}:${e.position}`));
+    const mismatches = compareSent(expected, recorded, trackedAfter).filter((m) => !(m.kind === "missing" && pending.has(`${m.eventSeq}:${m.position}`)));
+    const compared = expected.filter((e) => e.eventSeq > trackedAfter).length;
+    return { sessionId, matched: compared - pending.size - mismatches.filter((m) => m.kind === "missing" || m.kind === "different").length, pending: pending.size, mismatches };
+  });
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LINGUE_FEATURES, MFR, Mode } from "../../src/protocol/vocab.js";
-import { CoordinatorProcess } from "../support/coordinator-process.js";
+import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
@@ -161,4 +161,6 @@ describe("choosing agents over a real room", () => {
     await human.waitForMessage((m) => m.payload?.messageType === `${MFR}ModelValidationResult`);
     expect(Date.now() - started).toBeLessThan(3000);
   });
+
+  itReplaysEveryLoggedSessionAsSent();
 });

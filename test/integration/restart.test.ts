@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MFR } from "../../src/protocol/vocab.js";
 import { runCli } from "../support/cli.js";
-import { CoordinatorProcess, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
+import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
@@ -156,4 +156,6 @@ describe("a bad database stops the start with one clear line", () => {
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toMatch(/in use|locked|another/i);
   });
+
+  itReplaysEveryLoggedSessionAsSent();
 });

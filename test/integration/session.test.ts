@@ -1,7 +1,7 @@
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
-import { CoordinatorProcess } from "../support/coordinator-process.js";
+import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
@@ -220,4 +220,6 @@ describe("MFR sessions over a real room", () => {
     const summary = human.messages.find((m) => m.from === `${room}/Coordinator` && (m.body ?? "").startsWith(`Session ${sessionId} solved`));
     expect(summary?.body).not.toContain("Detail:");
   });
+
+  itReplaysEveryLoggedSessionAsSent();
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect, it } from "vitest";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 
@@ -23,6 +24,52 @@ export interface LogLine {
   level: number;
   msg: string;
   [key: string]: unknown;
+}
+
+/** The output of `mfr-coordinator verify` for one coordinator's data directory. */
+export interface ReplayVerification {
+  dir: string;
+  code: number | null;
+  lines: string[];
+  sessions: number;
+  matched: number;
+  mismatches: number;
+}
+
+/** Every coordinator started in this test file (vitest gives each file its own module graph). */
+const started = new Set<CoordinatorProcess>();
+
+/**
+ * Kills every coordinator this file started and runs `mfr-coordinator verify` on each of
+ * their stores: every logged session is replayed and compared with what was sent live.
+ */
+export async function verifyEveryLoggedSession(): Promise<ReplayVerification[]> {
+  const byDir = new Map<string, CoordinatorProcess>();
+  for (const c of started) {
+    await c.kill();
+    byDir.set(c.dir, c);
+  }
+  const results: ReplayVerification[] = [];
+  for (const c of byDir.values()) results.push(await c.verify());
+  return results;
+}
+
+/**
+ * The last test of an integration file: every session its coordinators logged, replayed
+ * through the core, sends exactly the stanzas that were sent live (nothing twice, nothing
+ * different). A killed coordinator's unsent tail counts as pending, not as a mismatch.
+ */
+export function itReplaysEveryLoggedSessionAsSent(minSessions = 1): void {
+  it("replays every session this file logged to exactly what was sent live (mfr-coordinator verify)", async () => {
+    const results = await verifyEveryLoggedSession();
+    const failed = results.filter((r) => r.code !== 0 || r.mismatches !== 0).map((r) => ({ dir: r.dir, code: r.code, lines: r.lines }));
+    expect(failed).toEqual([]);
+    expect(results.reduce((n, r) => n + r.sessions, 0)).toBeGreaterThanOrEqual(minSessions);
+    expect(results.reduce((n, r) => n + r.matched, 0)).toBeGreaterThan(0);
+    if (process.env.MFR_PRINT_FIGURES) {
+      console.log(`replay check: ${results.length} stores, ${results.reduce((n, r) => n + r.sessions, 0)} sessions, ${results.reduce((n, r) => n + r.matched, 0)} stanzas match`);
+    }
+  }, 60_000);
 }
 
 /** The real CLI (`mfr-coordinator start`) as a child process, with its JSON log parsed. */
@@ -52,6 +99,23 @@ export class CoordinatorProcess {
     });
     child.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
     this.exitCode = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    started.add(this);
+  }
+
+  /** `mfr-coordinator verify` on this coordinator's profile and store (works beside a running one). */
+  async verify(): Promise<ReplayVerification> {
+    const child = spawn(process.execPath, [CLI, "verify", "--profile", join(this.dir, "coordinator.ttl"), "--secrets", join(this.dir, "secrets.json")], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const lines = out.trim().split("\n");
+    const tally = /verify: (\d+) sessions, (\d+) stanzas match, \d+ pending, (\d+) mismatches/.exec(lines.at(-1) ?? "");
+    return { dir: this.dir, code, lines, sessions: Number(tally?.[1] ?? -1), matched: Number(tally?.[2] ?? -1), mismatches: Number(tally?.[3] ?? -1) };
   }
 
   /** Registers an account, writes a profile and secrets, and starts the CLI. */
