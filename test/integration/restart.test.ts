@@ -86,6 +86,35 @@ describe("sessions survive a kill -9 of the coordinator", () => {
     expect(solutions.map((s) => s.agent)).toEqual(["modeler", "planner"]);
     expect(solutions[0]?.message).toBe("from the modeler");
     expect(agents.modeler?.solutionRequests).toHaveLength(1);
+    // Nothing sent twice: the replayed session did not fall back to an earlier round.
+    expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
+    expect(human.messages.filter(negotiation("SolutionRequest"))).toHaveLength(1);
+    expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
+  });
+
+  it("during a fix round: the fix received before the kill is kept, the fix round is not asked again", async () => {
+    const modelerBroken = MODELER_TURTLE.replace('mfr:entityType "Vehicle" ; ', "");
+    const { room, human, agents, crashAndRestart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
+      // Round 1: both break a rule. Round 2: the modeler fixes at once; the planner is silent until after the kill.
+      modeler: { contribution: (round) => (round === 1 ? modelerBroken : MODELER_TURTLE), solution: () => GOOD_SOLUTION },
+      planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE.replace('mfr:constraintType "resource" ; ', "") : undefined), solution: () => GOOD_SOLUTION },
+    });
+    const sessionId = await start(human, room);
+    const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest")(m) && json(m).round === 2, 10_000);
+    expect(Object.keys(json(fix).issues as object).sort()).toEqual(["modeler", "planner"]);
+    await coordinator().waitForLog((l) => l.msg === "contribution accepted" && l.agent === "modeler" && l.round === 2);
+    await crashAndRestart();
+
+    await agents.planner?.contribute(sessionId, PLANNER_TURTLE);
+    const request = await human.waitForMessage(negotiation("SolutionRequest"), 10_000);
+    expect(String(json(request).model)).toContain('"Vehicle"'); // the modeler's fix, received before the kill
+    const complete = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
+    expect(json(complete)).toMatchObject({ sessionId, status: "solved" });
+    expect(agents.modeler?.requests.map((r) => r.round)).toEqual([1, 2]);
+    expect(agents.planner?.requests.map((r) => r.round)).toEqual([1, 2]);
+    expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(2);
+    expect(human.messages.filter(negotiation("ModelValidationResult"))).toHaveLength(2);
+    expect(human.messages.filter(negotiation("SolutionRequest"))).toHaveLength(1);
   });
 
   it("a deadline that passed while the coordinator was down fires at once after the restart", async () => {
