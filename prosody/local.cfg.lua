@@ -7,6 +7,8 @@
 --   PROSODY_TEST_PORT       c2s port on 127.0.0.1 (default 15222)
 --   PROSODY_STANZA_LIMIT    c2s_stanza_size_limit in bytes (default 256 KiB); over it the
 --                           server closes the SENDER's stream (policy-violation)
+--   PROSODY_OCCUPANT_ID     "0" turns off XEP-0421 occupant ids in rooms (default on, as
+--                           Prosody ships), to test a server that gives none
 
 local dir   = assert(ENV_PROSODY_TEST_DIR, "set PROSODY_TEST_DIR to an absolute directory")
 local port  = tonumber(ENV_PROSODY_TEST_PORT or "15222")
@@ -60,3 +62,4 @@ Component "conference.localhost" "muc"
   muc_room_locking = false
   muc_room_default_persistent = false
   muc_room_default_history_length = 0
+  muc_occupant_id = ENV_PROSODY_OCCUPANT_ID ~= "0"

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { AgentRecognition, isListed, type SenderIdentity } from "./catalog/agent-recognition.js";
+import { AgentRecognition, isListed, isListedByJid, type SenderIdentity } from "./catalog/agent-recognition.js";
 import { COMMANDS, parseCommand, type Command, type CommandName } from "./chat/commands.js";
 import { helpText } from "./chat/help.js";
 import { wording } from "./chat/wording.js";
@@ -12,10 +12,11 @@ import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { SessionHost } from "./shell/session-host.js";
 import type { SessionStore } from "./store/index.js";
-import type { Participant } from "./session/types.js";
+import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
-import { Rooms } from "./xmpp/rooms.js";
+import { directIdentity } from "./xmpp/occupant-identity.js";
+import { Rooms, type Occupant, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
 
@@ -27,7 +28,9 @@ interface InboundContext {
   message: InboundMessage;
   decoded: DecodedMessage;
   sender: SenderIdentity;
-  /** Key for rate limiting and logs: real JID when known, else room/nick or the JID. */
+  /** The room occupant behind it (also for a private message through the room), when there is one. */
+  occupant: Occupant | undefined;
+  /** Key for rate limiting and logs: the sender's identity, not its nick (see xmpp/occupant-identity.ts). */
   senderKey: string;
   replyTo: ReplyTarget;
 }
@@ -61,6 +64,7 @@ export class Coordinator {
   private readonly flood: FloodGuard;
   private readonly agents = new AgentRecognition();
   private readonly agentRefusedAt = new Map<string, number>();
+  private readonly identitiesNoted = new Map<string, RoomIdentities>();
   private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
   readonly chooser: AgentChooser;
   private readonly store: SessionStore | undefined;
@@ -127,6 +131,7 @@ export class Coordinator {
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("stanza", (stanza) => this.onStanza(stanza));
     const primary = bareJid(this.config.room);
+    this.rooms.on("identities", (room, identities) => this.noteIdentities(room, identities));
     this.rooms.on("occupantJoined", (room, occupant) => {
       if (room === primary) this.chooser.occupantJoined(occupant.nick, occupant.realJid);
     });
@@ -192,24 +197,28 @@ export class Coordinator {
   }
 
   private contextOf(message: InboundMessage, decoded: DecodedMessage): InboundContext {
-    if (message.kind === "room") {
-      return {
-        message,
-        decoded,
-        sender: { nick: message.nick, realJid: message.realJid },
-        senderKey: message.realJid ?? `${message.room}/${message.nick}`,
-        replyTo: { kind: "room", room: message.room },
-      };
-    }
-    const via = message.viaRoom;
-    const realJid = via ? this.rooms.occupant(via.room, via.nick)?.realJid : message.bareFrom;
+    const room = message.kind === "room" ? { room: message.room, nick: message.nick } : message.viaRoom;
+    const occupant = room ? this.rooms.senderOf(room.room, room.nick, message.stanza) : undefined;
+    const identity = occupant?.identity ?? directIdentity(message.kind === "direct" ? message.bareFrom : "");
     return {
       message,
       decoded,
-      sender: { nick: via?.nick, realJid },
-      senderKey: realJid ?? message.from,
-      replyTo: { kind: "direct", to: message.from },
+      sender: { nick: room?.nick, realJid: occupant ? occupant.realJid : message.kind === "direct" ? message.bareFrom : undefined, identity },
+      occupant,
+      // Rate limits follow the identity; a nick lineage that left and came back (`#2`) shares its bucket.
+      senderKey: identity.replace(/#\d+$/, ""),
+      replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
     };
+  }
+
+  /** Says once in the log how occupants are told apart in a room, and again only if that changes. */
+  private noteIdentities(room: string, identities: RoomIdentities): void {
+    const previous = this.identitiesNoted.get(room);
+    if (previous && previous.occupantIds === identities.occupantIds && previous.realJids === identities.realJids) return;
+    this.identitiesNoted.set(room, identities);
+    const basis = identities.occupantIds ? "occupant ids (XEP-0421)" : identities.realJids ? "real JIDs" : "nicks only";
+    const log = identities.occupantIds || identities.realJids ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);
+    log({ room, ...identities, basis }, `room identities: ${wording.identityBasis(identities)}`);
   }
 
   /** Size and rate limits, applied before anything is parsed further. */
@@ -246,7 +255,7 @@ export class Coordinator {
     }
     this.agents.markAgent(sender);
     this.chooser.markAgent(message.nick);
-    const from: Participant = { nick: message.nick, jid: message.realJid };
+    const from = this.participant(context);
 
     switch (payload.mode) {
       case Mode.ModelFirstRDF:
@@ -307,7 +316,9 @@ export class Coordinator {
   /** Agents may not command us unless allow-listed; state changes need a room occupant. */
   private async mayCommand(context: InboundContext, command: Command): Promise<boolean> {
     const { sender } = context;
-    if ((this.agents.isAgent(sender) || this.chooser.isAgent(sender.nick)) && !isListed(sender, this.config.commandAllowList)) {
+    // An agent stays one under a new nick: its identity, and every nick it had, are checked.
+    const nicks = [sender.nick, ...(context.occupant?.formerNicks ?? [])];
+    if ((this.agents.isAgent(sender) || nicks.some((n) => this.chooser.isAgent(n))) && !isListed(sender, this.config.commandAllowList)) {
       const key = context.senderKey;
       const last = this.agentRefusedAt.get(key);
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
@@ -340,7 +351,7 @@ export class Coordinator {
     }
     switch (command.name) {
       case "help":
-        await this.reply(context.replyTo, helpText(this.config.nick, this.available));
+        await this.reply(context.replyTo, `${helpText(this.config.nick, this.available)}\n${this.identityLine()}`);
         return;
       case "list":
         await this.reply(context.replyTo, this.sessions.listText());
@@ -358,10 +369,10 @@ export class Coordinator {
         return;
       }
       case "cancel":
-        if (!this.sessions.cancel(command.sessionId, this.participant(context))) await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
+        if (!this.sessions.cancel(command.sessionId, this.requester(context))) await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
         return;
       case "agents":
-        await this.reply(context.replyTo, this.chooser.listing());
+        await this.reply(context.replyTo, `${this.chooser.listing()}\n${this.identityLine()}`);
         return;
       case "approve":
       case "reject":
@@ -369,10 +380,10 @@ export class Coordinator {
           await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
           return;
         }
-        this.sessions.apply({ kind: "approval", sessionId: command.sessionId, by: this.participant(context), approved: command.name === "approve" });
+        this.sessions.apply({ kind: "approval", sessionId: command.sessionId, by: this.requester(context), approved: command.name === "approve" });
         return;
       case "use": {
-        const by = this.participant(context);
+        const by = this.requester(context);
         const waiting = this.sessions.clarificationFor(by);
         if (!waiting) {
           await this.reply(context.replyTo, wording.noClarification());
@@ -387,7 +398,26 @@ export class Coordinator {
   }
 
   private participant(context: InboundContext): Participant {
-    return { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid };
+    return { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid, identity: context.sender.identity };
+  }
+
+  /**
+   * The sender with the standing the room gives them now: moderators, owners and admins of
+   * the primary room, and real JIDs on mfr:allowCommandsFrom, may steer anyone's session.
+   * Logged with the input, so a replay decides as live did.
+   */
+  private requester(context: InboundContext): Requester {
+    const occupant = context.occupant;
+    const inPrimary = context.message.kind === "room" ? context.message.room === bareJid(this.config.room) : context.message.viaRoom?.room === bareJid(this.config.room);
+    const moderator = inPrimary && occupant !== undefined && (occupant.role === "moderator" || occupant.affiliation === "owner" || occupant.affiliation === "admin");
+    const standing = moderator ? "moderator" : isListedByJid(context.sender, this.config.commandAllowList) ? "allow-listed" : undefined;
+    return { ...this.participant(context), ...(standing ? { standing } : {}) };
+  }
+
+  /** How this room tells people apart, for `help` and `agents`. */
+  private identityLine(): string {
+    const identities = this.rooms.identities(this.config.room);
+    return identities ? wording.identityBasis(identities) : "";
   }
 
   private async tell(nick: string, text: string): Promise<void> {

@@ -22,7 +22,6 @@ export const selectionWording = {
   ignoredNames: (s: Session, ignored: readonly string[]) => `${s.id}: ignoring ${names(ignored.map((n) => `"${n}"`))}: not ${ignored.length === 1 ? "an agent" : "agents"} I know.`,
   noAgents: (why: string) => `No agents to work on the problem. ${why}`,
   noQuestionOpen: (s: Session) => `${s.id} is not waiting for a choice of agents.`,
-  onlyAskerChooses: (s: Session) => `only ${s.startedBy.nick}, who asked, can choose the agents of ${s.id}.`,
   badChoice: (s: Session, missing: readonly number[], count: number) =>
     `${s.id} has options 1 to ${count}; there is no ${names(missing.map(String))}. Answer "use 1,3" or "use all".`,
   nothingToApprove: (s: Session) => `${s.id} is not waiting for an approval.`,

@@ -5,7 +5,7 @@
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
 import { goalsSatisfied, rankProposals } from "../session/ranking.js";
-import type { Contribution, ItemCounts, Session, ValidationFinding } from "../session/types.js";
+import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "../session/types.js";
 
 const SUMMARY_MAX_LINES = 15;
 
@@ -39,8 +39,12 @@ export const sessionWording = {
     `contribution ${replaced ? "replaced" : "received"} for ${s.id} (${plural(c.tripleCount, "triple")}: ${describeCounts(c.counts)})${c.requested ? "" : "; you were not asked in this round, but it is accepted and attributed to you"}.`,
   contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean) =>
     `your contribution to ${s.id} is not valid Turtle${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
-  contributionImpersonation: (s: Session, nick: string) =>
-    `the nick ${nick} contributed to ${s.id} from another account; this contribution was not accepted.`,
+  heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
+    `the nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
+  notAllowed: (s: Session, action: string) =>
+    `only ${s.startedBy.nick}, who started ${s.id}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${s.id}.`,
+  cancelledByOther: (s: Session, by: Requester) =>
+    `your session ${s.id} was cancelled by ${by.nick}${by.standing === "moderator" ? " (a room moderator)" : by.standing === "allow-listed" ? " (on mfr:allowCommandsFrom)" : ""}.`,
   contributionTooLate: (s: Session, readable: boolean) =>
     s.phase === "complete"
       ? `${s.id} is already complete; your contribution was not used.`

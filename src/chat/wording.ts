@@ -16,6 +16,12 @@ export const wording = {
     `${who}: your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
   noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
   noClarification: () => `No session is waiting for you to choose agents.`,
+  identityBasis: (r: { occupantIds: boolean; realJids: boolean }) =>
+    r.occupantIds
+      ? "Who is who: this room gives occupant ids (XEP-0421), so taking over a nick takes over nobody's contributions."
+      : r.realJids
+        ? "Who is who: I see real JIDs in this room, so taking over a nick takes over nobody's contributions."
+        : "Who is who: this room shows me neither occupant ids nor real JIDs, so I go by nicks: a nick that leaves and comes back counts as someone new and cannot replace what it sent before. Occupant ids (XEP-0421) on the server, or making me a moderator, makes this stronger.",
 };
 
 export function formatBytes(bytes: number): string {

@@ -53,6 +53,11 @@ export interface StartLocalProsodyOptions {
   commands?: ProsodyCommands;
   /** Config file. Default: <repo>/prosody/local.cfg.lua. */
   configPath?: string;
+  /**
+   * Whether rooms stamp XEP-0421 occupant ids on presence and messages (Prosody's default,
+   * true). False makes a server like those that do not, for testing nick-only identity.
+   */
+  occupantIds?: boolean;
 }
 
 export interface LocalProsody {
@@ -104,6 +109,7 @@ class LocalProsodyServer implements LocalProsody {
     private readonly commands: ProsodyCommands,
     private readonly startTimeoutMs: number,
     private readonly onLog: ((line: string) => void) | undefined,
+    readonly occupantIds: boolean,
   ) {
     this.logPath = join(dir, "prosody.log");
     this.forgetDir = ownsDir ? removeDirOnExit(dir) : undefined;
@@ -160,6 +166,7 @@ class LocalProsodyServer implements LocalProsody {
         PROSODY_TEST_DIR: this.dir,
         PROSODY_TEST_PORT: String(this.port),
         PROSODY_STANZA_LIMIT: String(this.stanzaSizeLimit),
+        PROSODY_OCCUPANT_ID: this.occupantIds ? "1" : "0",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -235,6 +242,7 @@ export async function startLocalProsody(opts: StartLocalProsodyOptions = {}): Pr
     commands,
     opts.startTimeoutMs ?? 10_000,
     opts.onLog,
+    opts.occupantIds ?? true,
   );
   try {
     await mkdir(join(dir, "data"), { recursive: true }); // Prosody does not create it

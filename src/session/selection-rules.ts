@@ -6,9 +6,11 @@
  */
 import { selectionWording as say } from "../chat/selection-report.js";
 import { seconds } from "../chat/text.js";
+import { sessionWording } from "../chat/session-report.js";
+import { maySteer } from "./identity.js";
 import { beginCollecting, complete, dedupe, sameAgent, setDeadline } from "./lifecycle.js";
 import type { Step } from "./step-context.js";
-import type { Input, Participant, Selection, SelectionOutcome, Session } from "./types.js";
+import type { Input, Selection, SelectionOutcome, Session } from "./types.js";
 
 /** Debate lines kept per session for the report. */
 const MAX_NOTES = 50;
@@ -130,8 +132,8 @@ export function onChoice(session: Session, input: Extract<Input, { kind: "choice
     s.tell(input.by.nick, say.noQuestionOpen(session));
     return;
   }
-  if (!sameParticipant(input.by, session.startedBy)) {
-    s.tell(input.by.nick, say.onlyAskerChooses(session));
+  if (!maySteer(session, input.by)) {
+    s.tell(input.by.nick, sessionWording.notAllowed(session, "choose the agents of"));
     return;
   }
   const options = selection.options;
@@ -157,6 +159,10 @@ export function onApproval(session: Session, input: Extract<Input, { kind: "appr
   const selection = session.selection;
   if (session.phase !== "selecting" || selection?.stage !== "approving") {
     s.tell(input.by.nick, say.nothingToApprove(session));
+    return;
+  }
+  if (!maySteer(session, input.by)) {
+    s.tell(input.by.nick, sessionWording.notAllowed(session, input.approved ? "approve agents for" : "reject agents for"));
     return;
   }
   const decided = selection.awaitingApproval;
@@ -188,9 +194,4 @@ export function onSelectionDeadline(session: Session, s: Step): void {
       return;
     }
   }
-}
-
-function sameParticipant(a: Participant, b: Participant): boolean {
-  if (a.jid && b.jid) return a.jid === b.jid;
-  return sameAgent(a.nick, b.nick);
 }

@@ -11,10 +11,11 @@ import {
   sessionWording as say,
   violationsReason,
 } from "../chat/session-report.js";
+import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Participant, Session, Sessions, StepResult } from "./types.js";
+import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
 const MAX_LATE = 20;
@@ -142,6 +143,12 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
 
 function onContribution(session: Session, input: Extract<Input, { kind: "contribution" }>, s: Step): void {
   const nick = input.from.nick;
+  const other = heldByAnother(session, input.from);
+  if (other) {
+    s.tell(nick, say.heldByAnother(session, nick, "contribution"));
+    s.log("warn", "contribution under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
+    return;
+  }
   if (session.phase === "complete" || session.phase === "reasoning") {
     s.tell(nick, say.contributionTooLate(session, input.check.ok));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
@@ -153,11 +160,6 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
 
   const key = agentKey(session, nick);
   const previous = key ? session.contributions[key] : undefined;
-  if (previous?.agentJid && input.from.jid && previous.agentJid !== input.from.jid) {
-    s.tell(nick, say.contributionImpersonation(session, nick));
-    s.log("warn", "contribution under a nick that another account used earlier", { sessionId: session.id, nick, earlier: previous.agentJid, now: input.from.jid });
-    return;
-  }
 
   if (!input.check.ok) {
     const { message, line, column } = input.check;
@@ -189,6 +191,7 @@ function contributionOf(session: Session, input: Extract<Input, { kind: "contrib
   return {
     agent: input.from.nick,
     agentJid: input.from.jid,
+    ...(input.from.identity ? { agentIdentity: input.from.identity } : {}),
     turtle: input.turtle,
     receivedAt: now,
     round: session.round,
@@ -320,8 +323,14 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
     s.log("info", "proposal before the solution request ignored", { sessionId: session.id, agent: nick, phase: session.phase });
     return;
   }
+  const other = heldByAnother(session, input.from);
+  if (other) {
+    s.tell(nick, say.heldByAnother(session, nick, "proposal"));
+    s.log("warn", "proposal under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
+    return;
+  }
   const index = session.proposals.findIndex((p) => sameAgent(p.agent, nick));
-  const proposal = { agent: nick, agentJid: input.from.jid, receivedAt: s.now, solution: input.solution };
+  const proposal = { agent: nick, agentJid: input.from.jid, ...(input.from.identity ? { agentIdentity: input.from.identity } : {}), receivedAt: s.now, solution: input.solution };
   if (index >= 0) session.proposals[index] = proposal;
   else session.proposals.push(proposal);
   s.log("info", "proposal received", { sessionId: session.id, agent: nick, success: input.solution.success, replaced: index >= 0 });
@@ -371,12 +380,19 @@ function onDeadline(session: Session, at: number, s: Step): void {
   }
 }
 
-function onCancel(session: Session, by: Participant, s: Step): void {
+function onCancel(session: Session, by: Requester, s: Step): void {
   if (session.phase === "complete") {
     s.tell(by.nick, say.alreadyComplete(session));
     return;
   }
+  if (!maySteer(session, by)) {
+    s.tell(by.nick, say.notAllowed(session, "cancel"));
+    s.log("info", "cancel refused", { sessionId: session.id, by: by.nick });
+    return;
+  }
   complete(session, "cancelled", `Cancelled by ${by.nick}.`, s);
+  // The person who started it hears of it, whoever it was that cancelled.
+  if (!sameParticipant(by, session.startedBy)) s.tell(session.startedBy.nick, say.cancelledByOther(session, by));
 }
 
 

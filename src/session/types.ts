@@ -30,8 +30,19 @@ export interface SessionSettings {
 /** Someone in the room, as identified by the shell. */
 export interface Participant {
   nick: string;
-  /** Real bare JID when the room reveals it; used to catch impersonation. */
+  /** Real bare JID when the room reveals it. */
   jid: string | undefined;
+  /**
+   * Who this is beyond the nick (see xmpp/occupant-identity.ts): the XEP-0421 occupant id,
+   * the real JID, or the nick's lineage in the room. Absent in logs written before it existed.
+   */
+  identity?: string | undefined;
+}
+
+/** Someone asking to steer a session, with the standing the shell found at the time. */
+export interface Requester extends Participant {
+  /** A room moderator (or owner/admin), or on mfr:allowCommandsFrom; absent for everyone else. */
+  standing?: "moderator" | "allow-listed" | undefined;
 }
 
 /** What one agent added, by kind of model item. */
@@ -51,6 +62,7 @@ export type ContributionCheck =
 export interface Contribution {
   agent: string;
   agentJid: string | undefined;
+  agentIdentity?: string | undefined;
   turtle: string;
   receivedAt: number;
   round: number;
@@ -102,6 +114,7 @@ export interface SolutionBody {
 export interface Proposal {
   agent: string;
   agentJid: string | undefined;
+  agentIdentity?: string | undefined;
   receivedAt: number;
   solution: SolutionBody;
 }
@@ -222,14 +235,14 @@ export type Input =
         | { kind: "no-consensus"; text: string };
     }
   /** `use 1,3` / `use all` in answer to a clarification. */
-  | { kind: "choice"; sessionId: SessionId; by: Participant; choice: "all" | number[] }
+  | { kind: "choice"; sessionId: SessionId; by: Requester; choice: "all" | number[] }
   /** `approve <id>` / `reject <id>`. */
-  | { kind: "approval"; sessionId: SessionId; by: Participant; approved: boolean }
+  | { kind: "approval"; sessionId: SessionId; by: Requester; approved: boolean }
   | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck }
   | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
   | { kind: "deadline"; sessionId: SessionId; at: number }
-  | { kind: "cancel"; sessionId: SessionId; by: Participant };
+  | { kind: "cancel"; sessionId: SessionId; by: Requester };
 
 /** The protocol messages the core asks the shell to broadcast in the primary room. */
 export type Broadcast =

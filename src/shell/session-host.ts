@@ -11,7 +11,8 @@ import { encodeMessage } from "../protocol/codec.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
-import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
+import { sameParticipant } from "../session/identity.js";
+import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Requester, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
@@ -131,15 +132,18 @@ export class SessionHost {
     return this.liveSessions().filter((s) => s.phase === "selecting" && s.selection?.stage === "debating");
   }
 
-  /** The newest session waiting for this person to choose agents. */
-  clarificationFor(by: Participant): Session | undefined {
-    return this.liveSessions()
+  /**
+   * The newest session waiting for this person to choose agents: one they started, or,
+   * for a moderator or allow-listed person, any (the core decides whether they may).
+   */
+  clarificationFor(by: Requester): Session | undefined {
+    const waiting = this.liveSessions()
       .filter((s) => s.phase === "selecting" && s.selection?.stage === "clarifying")
-      .filter((s) => (s.startedBy.jid && by.jid ? s.startedBy.jid === by.jid : s.startedBy.nick.toLowerCase() === by.nick.toLowerCase()))
-      .sort((a, b) => b.startedAt - a.startedAt)[0];
+      .sort((a, b) => b.startedAt - a.startedAt);
+    return waiting.find((s) => sameParticipant(s.startedBy, by)) ?? (by.standing ? waiting[0] : undefined);
   }
 
-  cancel(sessionId: string, by: Participant): boolean {
+  cancel(sessionId: string, by: Requester): boolean {
     if (!this.state.byId[sessionId]) return false;
     this.apply({ kind: "cancel", sessionId, by });
     return true;

@@ -1,19 +1,40 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
+import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
 import { NS_MUC, NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
+
+const NS_MUC_OWNER = "http://jabber.org/protocol/muc#owner";
+const NS_DATA = "jabber:x:data";
 
 export interface Occupant {
   nick: string;
   /** The occupant's real bare JID, when the room reveals it. */
   realJid: string | undefined;
+  /** The XEP-0421 occupant id the room stamps, when it does. */
+  occupantId: string | undefined;
+  /** Who this occupant is across renames (see occupant-identity.ts); never just the nick. */
+  identity: string;
+  /** Nicks this occupant had before renaming to the current one, oldest first. */
+  formerNicks: string[];
   role: string | undefined;
+  affiliation: string | undefined;
+}
+
+/** What a room reveals about who its occupants are, as seen when we joined. */
+export interface RoomIdentities {
+  /** The room stamps XEP-0421 occupant ids. */
+  occupantIds: boolean;
+  /** We see occupants' real JIDs (non-anonymous room, or we moderate a semi-anonymous one). */
+  realJids: boolean;
 }
 
 export interface RoomsEventMap {
   joined: [room: string, nick: string];
   occupantJoined: [room: string, occupant: Occupant];
   occupantLeft: [room: string, nick: string];
+  /** After each join: how occupants can be told apart in this room. */
+  identities: [room: string, identities: RoomIdentities];
 }
 
 const JOIN_TIMEOUT_MS = 10_000;
@@ -25,6 +46,13 @@ interface RoomState {
   nick: string;
   joined: boolean;
   occupants: Map<string, Occupant>;
+  lineages: NickLineages;
+  /** Occupants that announced a rename (303), under their new nick, until its presence comes. */
+  renaming: Map<string, Occupant>;
+  /** Set once we configured the room we created as non-anonymous. */
+  madeNonAnonymous: boolean;
+  /** As seen at the latest join. */
+  identities: RoomIdentities | undefined;
   pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
 }
 
@@ -46,7 +74,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   /** Adds a room to the set we stay in and joins it now if we are online. */
   async enter(roomJid: string, nick: string): Promise<void> {
     const jid = bareJid(roomJid);
-    this.rooms.set(jid, { jid, wantedNick: nick, nick, joined: false, occupants: new Map() });
+    this.rooms.set(jid, { jid, wantedNick: nick, nick, joined: false, occupants: new Map(), lineages: new NickLineages(), renaming: new Map(), madeNonAnonymous: false, identities: undefined });
     if (this.connection.online) await this.join(jid);
   }
 
@@ -63,7 +91,9 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   markDisconnected(): void {
     for (const room of this.rooms.values()) {
       room.joined = false;
+      room.lineages.suspend(room.occupants.values());
       room.occupants.clear();
+      room.renaming.clear();
       room.pendingJoin?.reject(new Error("disconnected while joining"));
       room.pendingJoin = undefined;
     }
@@ -93,6 +123,11 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     return this.rooms.get(bareJid(roomJid))?.occupants.get(nick);
   }
 
+  /** How occupants of a room can be told apart, as seen at the latest join (undefined before). */
+  identities(roomJid: string): RoomIdentities | undefined {
+    return this.rooms.get(bareJid(roomJid))?.identities;
+  }
+
   isRoom(jid: string): boolean {
     return this.rooms.has(bareJid(jid));
   }
@@ -115,22 +150,58 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     const unavailable = stanza.attrs.type === "unavailable";
 
     if (statuses.has("110")) {
-      this.onSelfPresence(room, resource, unavailable, statuses);
+      this.onSelfPresence(room, resource, unavailable, statuses, stanza);
       return true;
     }
+    const previous = room.occupants.get(resource);
     if (unavailable) {
+      const newNick = statuses.has("303") && item?.attrs.nick ? String(item.attrs.nick) : undefined;
+      if (previous && newNick) {
+        // A rename: the same occupant under a new nick, whatever the room reveals.
+        room.renaming.set(newNick, previous);
+        if (previous.identity.startsWith("nick:")) room.lineages.rename(newNick, previous.identity);
+      }
       if (room.occupants.delete(resource)) this.emit("occupantLeft", room.jid, resource);
       return true;
     }
-    const isNew = !room.occupants.has(resource);
-    const occupant: Occupant = {
+    const facts = {
       nick: resource,
+      occupantId: occupantIdOf(stanza),
       realJid: item?.attrs.jid ? bareJid(String(item.attrs.jid)) : undefined,
+    };
+    const renamedFrom = room.renaming.get(resource);
+    room.renaming.delete(resource);
+    const occupant: Occupant = {
+      ...facts,
+      // A presence update (role, status) keeps the identity the occupant arrived with.
+      identity: previous?.identity ?? identityOf(facts, () => room.lineages.arrive(resource)),
+      formerNicks: previous?.formerNicks ?? (renamedFrom ? [...renamedFrom.formerNicks, renamedFrom.nick] : []),
       role: item?.attrs.role ? String(item.attrs.role) : undefined,
+      affiliation: item?.attrs.affiliation ? String(item.attrs.affiliation) : undefined,
     };
     room.occupants.set(resource, occupant);
-    if (isNew) this.emit("occupantJoined", room.jid, occupant);
+    if (!previous) this.emit("occupantJoined", room.jid, occupant);
     return true;
+  }
+
+  /**
+   * Who sent a groupchat or private message through the room: the occupant id the message
+   * carries (the room stamps it and strips forgeries) is trusted over our occupant table,
+   * which may lag behind presence.
+   */
+  senderOf(roomJid: string, nick: string, stanza: Element): Occupant {
+    const room = this.rooms.get(bareJid(roomJid));
+    const known = room?.occupants.get(nick);
+    const stamped = occupantIdOf(stanza);
+    if (known && (!stamped || stamped === known.occupantId)) return known;
+    const facts = { nick, occupantId: stamped ?? known?.occupantId, realJid: known?.realJid };
+    return {
+      ...facts,
+      identity: identityOf(facts, () => known?.identity ?? `nick:${nick.toLowerCase()}`),
+      formerNicks: known?.formerNicks ?? [],
+      role: known?.role,
+      affiliation: known?.affiliation,
+    };
   }
 
   private async join(jid: string): Promise<void> {
@@ -175,7 +246,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     });
   }
 
-  private onSelfPresence(room: RoomState, nick: string, unavailable: boolean, statuses: Set<string>): void {
+  private onSelfPresence(room: RoomState, nick: string, unavailable: boolean, statuses: Set<string>, stanza: Element): void {
     if (unavailable) {
       // Kicked, banned, or the room went away: note it and come back after a pause.
       room.joined = false;
@@ -192,8 +263,46 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     room.pendingJoin?.resolve();
     room.pendingJoin = undefined;
     if (first) {
+      // The room sends every other occupant's presence before ours: whoever was here before
+      // a reconnect and did not come back has left.
+      room.lineages.resume();
       this.log.info({ room: room.jid, nick, created: statuses.has("201") }, "joined the room");
       this.emit("joined", room.jid, nick);
+      const role = stanza.getChild("x", NS_MUC_USER)?.getChild("item")?.attrs.role;
+      room.identities = {
+        occupantIds: occupantIdOf(stanza) !== undefined,
+        // 100: the room is non-anonymous; a moderator sees real JIDs in a semi-anonymous room.
+        realJids: statuses.has("100") || role === "moderator" || room.madeNonAnonymous || [...room.occupants.values()].some((o) => o.realJid),
+      };
+      this.emit("identities", room.jid, room.identities);
+      if (statuses.has("201")) void this.makeNonAnonymous(room);
+    }
+  }
+
+  /**
+   * A room we created is configured so that occupants' real JIDs are visible to everyone
+   * (muc#roomconfig_whois = anyone): then identities rest on accounts, not on nicks.
+   * A server that refuses leaves the room as it is; that is logged, not fatal.
+   */
+  private async makeNonAnonymous(room: RoomState): Promise<void> {
+    const form = xml(
+      "query",
+      { xmlns: NS_MUC_OWNER },
+      xml(
+        "x",
+        { xmlns: NS_DATA, type: "submit" },
+        xml("field", { var: "FORM_TYPE" }, xml("value", {}, "http://jabber.org/protocol/muc#roomconfig")),
+        xml("field", { var: "muc#roomconfig_whois" }, xml("value", {}, "anyone")),
+      ),
+    );
+    const answer = await this.connection.iqSet(room.jid, form);
+    if (answer.ok) {
+      room.madeNonAnonymous = true;
+      this.log.info({ room: room.jid }, "created the room and made real JIDs visible to occupants (non-anonymous)");
+      room.identities = { occupantIds: room.identities?.occupantIds ?? false, realJids: true };
+      this.emit("identities", room.jid, room.identities);
+    } else {
+      this.log.warn({ room: room.jid, err: answer.error }, "could not make the new room non-anonymous; identities rest on occupant ids or nicks");
     }
   }
 
@@ -208,6 +317,11 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     room.pendingJoin = undefined;
     pending.reject(condition === "conflict" ? new NickConflict(nick) : new Error(`the room refused us: ${condition}`));
   }
+}
+
+function occupantIdOf(stanza: Element): string | undefined {
+  const id = stanza.getChild("occupant-id", NS_OCCUPANT_ID)?.attrs.id;
+  return id ? String(id) : undefined;
 }
 
 class NickConflict extends Error {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptySessions, step } from "../../src/session/step.js";
 import type { Input } from "../../src/session/types.js";
 import {
+  HUMAN,
   Driver,
   T0,
   broadcasts,
@@ -174,7 +175,7 @@ describe("purity", () => {
       [{ kind: "analysis", sessionId: "s1", version: 4, outcome: ok(conforming()) }, T0 + 7],
       [contributionInput("s1", "carol"), T0 + 8],
       [proposalInput("s1", "alice"), T0 + 9],
-      [{ kind: "cancel", sessionId: "s1", by: who("dana") }, T0 + 10],
+      [{ kind: "cancel", sessionId: "s1", by: HUMAN }, T0 + 10],
       [proposalInput("s1", "bob"), T0 + 11],
     ];
     let state = emptySessions();
