@@ -1,7 +1,7 @@
 import { DataFactory, Parser, Writer, type Quad } from "n3";
 import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../src/protocol/codec.js";
-import { maxStatementWireBytes, modelPartStanzas, splitModel, statementWireBytes } from "../../src/protocol/model-parts.js";
+import { maxStatementWireBytes, modelPartStanzas, splitModel, statementWireBytes, turtleWireBytes } from "../../src/protocol/model-parts.js";
 import { protocolStanzas } from "../../src/protocol/outbound.js";
 import { MimeForMode, Mode, PREFIXES } from "../../src/protocol/vocab.js";
 import type { Broadcast, Proposal } from "../../src/session/types.js";
@@ -195,5 +195,14 @@ describe("maxStatementWireBytes: the largest statement a model part can carry", 
     expect(union).toHaveLength(split.triples);
     expect(union.every((q) => q.subject.termType === "NamedNode" && q.object.termType !== "BlankNode")).toBe(true);
     expect(union.filter((q) => q.object.value.endsWith("\u001F"))).toHaveLength(50);
+  });
+
+  it("splitModel measures exactly: a model of exactly the part size is one part, one byte less makes two", () => {
+    const turtle = write(Array.from({ length: 40 }, (_, i) => statement(`e${i % 13}`, `value ${i} <&> ${TURTLE_CARRIED}`)));
+    const whole = splitModel(turtle, 1e9, skolemBase);
+    if (!whole.ok) throw new Error(whole.error);
+    const size = turtleWireBytes(whole.parts[0] as string);
+    expect(splitModel(turtle, size, skolemBase)).toMatchObject({ ok: true, parts: whole.parts });
+    expect(splitModel(turtle, size - 1, skolemBase)).toMatchObject({ ok: true, parts: [expect.any(String), expect.any(String)] });
   });
 });
