@@ -3,7 +3,15 @@
 /** One line, at most `max` characters, ending in … when cut. */
 export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, Math.max(1, max - 1)).trimEnd()}…` : flat;
+  if (flat.length <= max) return flat;
+  let end = Math.max(1, max - 1);
+  // Never cut a surrogate pair in half: a lone half is a character XML forbids.
+  if (isHighSurrogate(flat.charCodeAt(end - 1))) end -= 1;
+  return `${flat.slice(0, end).trimEnd()}…`;
+}
+
+function isHighSurrogate(codeUnit: number): boolean {
+  return codeUnit >= 0xd800 && codeUnit <= 0xdbff;
 }
 
 /** "nobody", "a", "a and b", "a, b and c". */

@@ -1,4 +1,5 @@
 import { xml, type Element } from "../xmpp/stanza.js";
+import { escapeXmlForbiddenInJson, escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
 import { LINGUE, MimeForMode, type ModeIri } from "./vocab.js";
 
 /** The `<payload xmlns="L">` of a protocol message. */
@@ -47,14 +48,26 @@ export interface OutboundMessage {
   siblings?: Record<string, string>;
 }
 
+/**
+ * Payload formats that can escape a character XML forbids, so the receiver gets the value
+ * back unchanged. Other text (plain-text payloads, bodies, siblings) is made safe with U+FFFD
+ * by `XmppConnection.send`.
+ */
+const escapeForMime: Record<string, (content: string) => string> = {
+  "application/json": escapeXmlForbiddenInJson,
+  "text/turtle": escapeXmlForbiddenInTurtle,
+};
+
+/** The one place MFR stanzas are built: JSON and Turtle payloads leave here XML-safe. */
 export function encodeMessage(message: OutboundMessage): Element {
   const children: Element[] = [];
   if (message.body !== undefined) children.push(xml("body", {}, message.body));
   if (message.payload) {
     const { mode, content, messageType } = message.payload;
-    const attrs: Record<string, string> = { xmlns: LINGUE, mime: MimeForMode[mode], mode };
+    const mime = MimeForMode[mode];
+    const attrs: Record<string, string> = { xmlns: LINGUE, mime, mode };
     if (messageType) attrs.messageType = messageType;
-    children.push(xml("payload", attrs, content));
+    children.push(xml("payload", attrs, escapeForMime[mime]?.(content) ?? content));
   }
   for (const [name, value] of Object.entries(message.siblings ?? {})) {
     children.push(xml(name, { xmlns: LINGUE }, value));

@@ -4,33 +4,48 @@
  * a receiver can parse each part alone and the union of the parts is the model. Blank
  * nodes are replaced by IRIs (skolemised, RDF 1.1 §3.5) because a blank node label means
  * nothing across documents.
+ *
+ * Sizes here are wire bytes: what a piece of Turtle occupies inside `<payload>` once the
+ * characters XML forbids are `\u`-escaped (as `encodeMessage` does) and `& < >` are
+ * XML-escaped (as the serializer does). They add up: the Turtle of a part is its prefixes
+ * followed by its subjects, and writing two subjects together is the two texts one after
+ * the other (a subject split statement by statement is a little shorter together).
  */
 import { DataFactory, Parser, Writer, type Quad, type Term } from "n3";
-import { PREFIXES } from "./vocab.js";
+import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
+import { escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
+import { encodeMessage } from "./codec.js";
+import { Mode, PREFIXES } from "./vocab.js";
 
 const { namedNode, quad } = DataFactory;
 
 export type ModelParts = { ok: true; parts: string[]; triples: number } | { ok: false; error: string };
 
-export function splitModel(turtle: string, maxPartBytes: number, skolemBase: string): ModelParts {
+/** Bytes a Turtle text occupies as `<payload>` content on the wire. */
+export function turtleWireBytes(turtle: string): number {
+  return textWireBytes(escapeXmlForbiddenInTurtle(turtle));
+}
+
+/**
+ * Splits `turtle` into parts of at most `maxPartWireBytes` wire bytes each (prefixes
+ * included). Fails when one statement alone is larger than a part may be.
+ */
+export function splitModel(turtle: string, maxPartWireBytes: number, skolemBase: string): ModelParts {
   let quads: Quad[];
   try {
     quads = new Parser({ format: "text/turtle" }).parse(turtle);
   } catch (err) {
     return { ok: false, error: `the model could not be re-read for splitting: ${(err as Error).message}` };
   }
-  const skolem = (t: Term): Term => (t.termType === "BlankNode" ? namedNode(`${skolemBase}.well-known/genid/${t.value}`) : t);
   const bySubject = new Map<string, Quad[]>();
   for (const q of quads) {
-    const s = skolem(q.subject);
-    const key = s.value;
-    const list = bySubject.get(key) ?? [];
-    list.push(quad(s as Quad["subject"], q.predicate, skolem(q.object) as Quad["object"]));
-    bySubject.set(key, list);
+    const s = skolemised(q, skolemBase);
+    const list = bySubject.get(s.subject.value) ?? [];
+    list.push(s);
+    bySubject.set(s.subject.value, list);
   }
 
-  const header = write([]);
-  const budget = maxPartBytes - Buffer.byteLength(header);
+  const budget = maxPartWireBytes - headerWireBytes();
   const parts: string[] = [];
   let current: Quad[] = [];
   let currentBytes = 0;
@@ -39,20 +54,116 @@ export function splitModel(turtle: string, maxPartBytes: number, skolemBase: str
     current = [];
     currentBytes = 0;
   };
-  for (const group of bySubject.values()) {
+  const groups = [...bySubject.values()];
+  const sizes = subjectWireBytes(groups);
+  for (const [i, group] of groups.entries()) {
     // A subject too large for one part is split statement by statement.
-    const pieces = bytesOf(group) > budget ? group.map((q) => [q]) : [group];
+    const groupBytes = sizes[i] ?? bodyWireBytes(group);
+    const pieces = groupBytes > budget ? group.map((q) => [q]) : [group];
     for (const piece of pieces) {
-      const bytes = bytesOf(piece);
-      if (bytes > budget) return { ok: false, error: `one statement of the model is ${bytes} bytes, more than a part may hold (${budget})` };
+      const bytes = pieces.length === 1 ? groupBytes : bodyWireBytes(piece);
+      if (bytes > budget) return { ok: false, error: `one statement of the model is ${bytes} bytes on the wire, more than a part may hold (${budget})` };
       if (currentBytes + bytes > budget) flush();
       current.push(...piece);
       currentBytes += bytes;
     }
   }
   flush();
-  // Writing groups together is a little more compact than apart, so each part is within budget.
   return { ok: true, parts, triples: quads.length };
+}
+
+/** Where the parts go: the room and the session appear in every part stanza. */
+export interface PartAddress {
+  room: string;
+  sessionId: string;
+}
+
+export type ModelPartStanzas = { ok: true; stanzas: Element[]; triples: number } | { ok: false; error: string };
+
+/**
+ * The model as `ModelFirstRDF` stanzas (siblings `sessionId` and `modelPart` = "k/n"), each
+ * within `maxStanzaBytes` as sent.
+ */
+export function modelPartStanzas(turtle: string, address: PartAddress, maxStanzaBytes: number, skolemBase: string): ModelPartStanzas {
+  const split = splitModel(turtle, maxStanzaBytes - partOverheadBytes(address), skolemBase);
+  if (!split.ok) return split;
+  const n = split.parts.length;
+  const stanzas = split.parts.map((part, i) => partStanza(part, i + 1, n, address));
+  // Only reachable past 999 parts, which the overhead above does not allow for.
+  if (stanzas.some((s) => stanzaBytes(s) > maxStanzaBytes)) return { ok: false, error: "a model part is over the stanza limit" };
+  return { ok: true, stanzas, triples: split.triples };
+}
+
+/**
+ * The largest statement, in wire bytes as `statementWireBytes` counts them, that can still
+ * be sent when a model for session `sessionId` goes in parts to `room` under a stanza limit
+ * of `maxStanzaBytes`: one part holding that statement alone (with its prefixes, body and
+ * siblings) is then exactly at the limit. A contribution holding a larger statement could
+ * never reach the solvers, so it can be refused when it arrives.
+ */
+export function maxStatementWireBytes(maxStanzaBytes: number, sessionId: string, room: string): number {
+  return maxStanzaBytes - partOverheadBytes({ room, sessionId }) - headerWireBytes();
+}
+
+/**
+ * Wire bytes one statement takes in a model part, in the units of `maxStatementWireBytes`.
+ * Blank nodes are measured as the IRIs they become under `skolemBase`, with their current
+ * label; when the merged model is re-read for splitting, n3 prefixes labels with a few
+ * characters (`b12_`), so leave a small margin when measuring a contribution's statements.
+ */
+export function statementWireBytes(statement: Quad, skolemBase: string): number {
+  return bodyWireBytes([skolemised(statement, skolemBase)]);
+}
+
+function skolemised(q: Quad, skolemBase: string): Quad {
+  const skolem = (t: Term): Term => (t.termType === "BlankNode" ? namedNode(`${skolemBase}.well-known/genid/${t.value}`) : t);
+  return quad(skolem(q.subject) as Quad["subject"], q.predicate, skolem(q.object) as Quad["object"]);
+}
+
+function partStanza(turtle: string, k: number, n: number, { room, sessionId }: PartAddress): Element {
+  return encodeMessage({
+    to: room,
+    type: "groupchat",
+    body: `Model for ${sessionId}, part ${k} of ${n}`,
+    payload: { mode: Mode.ModelFirstRDF, content: turtle },
+    siblings: { sessionId, modelPart: `${k}/${n}` },
+  });
+}
+
+/** Bytes of a part stanza besides its Turtle, for up to 999 parts. */
+function partOverheadBytes(address: PartAddress): number {
+  // One character of content, because an empty payload is written `<payload …/>`.
+  return stanzaBytes(partStanza("x", 999, 999, address)) - 1;
+}
+
+let header: number | undefined;
+/** The prefixes every part starts with. */
+function headerWireBytes(): number {
+  header ??= turtleWireBytes(write([]));
+  return header;
+}
+
+/**
+ * The wire bytes each subject's statements add to a part, as `bodyWireBytes` would say for
+ * each group, with one writer for all (a writer per subject costs five times as much). The
+ * writer ends a subject with ".\n" when the next one starts, so that is moved back to the
+ * subject it ends.
+ */
+function subjectWireBytes(groups: Quad[][]): number[] {
+  let written = "";
+  const writer = new Writer({ write: (text: string) => (written += text) }, { prefixes: PREFIXES, end: false });
+  return groups.map((group, i) => {
+    written = "";
+    writer.addQuads(group);
+    if (i > 0 && !written.startsWith(END_OF_SUBJECT)) return bodyWireBytes(group);
+    return turtleWireBytes(`${i === 0 ? written : written.slice(END_OF_SUBJECT.length)}${END_OF_SUBJECT}`);
+  });
+}
+const END_OF_SUBJECT = ".\n";
+
+/** The wire bytes these statements add to a part after its prefixes. */
+function bodyWireBytes(quads: Quad[]): number {
+  return turtleWireBytes(write(quads)) - headerWireBytes();
 }
 
 function write(quads: Quad[]): string {
@@ -61,12 +172,4 @@ function write(quads: Quad[]): string {
   let out = "";
   writer.end((_err, result) => (out = result));
   return out;
-}
-
-function bytesOf(quads: Quad[]): number {
-  const writer = new Writer();
-  writer.addQuads(quads);
-  let out = "";
-  writer.end((_err, result) => (out = result));
-  return Buffer.byteLength(out);
 }

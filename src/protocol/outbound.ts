@@ -6,7 +6,7 @@
 import type { Broadcast } from "../session/types.js";
 import { stanzaBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
-import { splitModel } from "./model-parts.js";
+import { modelPartStanzas } from "./model-parts.js";
 import { messageTypeIri, negotiationJson } from "./negotiation.js";
 import { Mode } from "./vocab.js";
 
@@ -68,23 +68,10 @@ function shrinkList(length: number, withFirst: (keep: number) => Element, ctx: O
  * expect. Receivers parse each part and take their union.
  */
 function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string, ctx: OutboundContext): OutboundStanzas {
-  const overhead = stanzaBytes(
-    encodeMessage({ to: ctx.room, type: "groupchat", body: partBody(message.sessionId, 999, 999), payload: { mode: Mode.ModelFirstRDF, content: "" }, siblings: { sessionId: message.sessionId, modelPart: "999/999" } }),
-  );
-  // XML escaping can grow Turtle (`<` → `&lt;`), so leave a quarter of the room for it.
-  const budget = Math.floor((ctx.maxStanzaBytes - overhead) * 0.75);
-  const split = splitModel(message.model, budget, ctx.skolemBase);
-  if (!split.ok) return split;
-  const n = split.parts.length;
-  const stanzas = split.parts.map((part, i) =>
-    encodeMessage({ to: ctx.room, type: "groupchat", body: partBody(message.sessionId, i + 1, n), payload: { mode: Mode.ModelFirstRDF, content: part }, siblings: { sessionId: message.sessionId, modelPart: `${i + 1}/${n}` } }),
-  );
-  const oversize = stanzas.find((s) => stanzaBytes(s) > ctx.maxStanzaBytes);
-  if (oversize) return { ok: false, error: "a model part is over the stanza limit after escaping" };
-  stanzas.push(build({ ...message, model: "" }, `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: split.triples }));
-  return { ok: true, stanzas, note: `model sent in ${n} parts` };
-}
-
-function partBody(sessionId: string, k: number, n: number): string {
-  return `Model for ${sessionId}, part ${k} of ${n}`;
+  const parts = modelPartStanzas(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
+  if (!parts.ok) return parts;
+  const n = parts.stanzas.length;
+  const request = build({ ...message, model: "" }, `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: parts.triples });
+  if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
+  return { ok: true, stanzas: [...parts.stanzas, request], note: `model sent in ${n} parts` };
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import { Outbox } from "./outbox.js";
-import { NS_DISCO_INFO, stanzaBytes, xml, type Element } from "./stanza.js";
+import { NS_DISCO_INFO, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
 export interface AccountSettings {
   service: string;
@@ -39,8 +39,8 @@ interface ConnectionEventMap {
 
 /**
  * One client connection to an XMPP server: connects, reconnects, queues while offline,
- * refuses oversize stanzas, and answers IQ gets registered with `onIqGet`.
- * It knows nothing of rooms or MFR.
+ * never sends a character XML forbids, refuses oversize stanzas, and answers IQ gets
+ * registered with `onIqGet`. It knows nothing of rooms or MFR.
  */
 export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private xmpp: Client | undefined;
@@ -93,8 +93,12 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     }
   }
 
-  /** Sends now when online, queues when not; never throws. */
-  async send(stanza: Element): Promise<SendResult> {
+  /**
+   * Sends now when online, queues when not; never throws. The stanza is made XML-safe first,
+   * so what is measured against the limit and what is queued is exactly what goes out.
+   */
+  async send(original: Element): Promise<SendResult> {
+    const stanza = this.xmlSafe(original);
     const bytes = stanzaBytes(stanza);
     if (bytes > this.options.maxStanzaBytes) {
       this.log.error({ bytes, limit: this.options.maxStanzaBytes, to: stanza.attrs.to }, "refusing to send a stanza over the size limit");
@@ -161,6 +165,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       resource: account.resource,
     });
     this.xmpp = xmpp;
+    // The client also sends stanzas it builds itself (IQ replies, presence): they pass the
+    // same gate as ours, so no path reaches the socket with a character XML forbids.
+    const clientSend = xmpp.send.bind(xmpp);
+    xmpp.send = (stanza: Element) => clientSend(this.xmlSafe(stanza));
     for (const { ns, name, handler } of this.iqHandlers) {
       xmpp.iqCallee.get(ns, name, (ctx: { stanza: Element }) => handler(ctx.stanza));
     }
@@ -174,6 +182,19 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     });
     xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
     return xmpp;
+  }
+
+  /**
+   * The one gate at the stanza boundary: characters XML forbids become U+FFFD. Payload
+   * encoders escape them where the format allows; anything left here was missed by an
+   * encoder or sits in text without an escape (a body quoting an agent), so it is logged.
+   */
+  private xmlSafe(stanza: Element): Element {
+    const safe = xmlSafeStanza(stanza);
+    if (safe.replaced > 0) {
+      this.log.warn({ replaced: safe.replaced, stanza: stanza.name, to: stanza.attrs.to }, "replaced characters XML forbids with U+FFFD before sending");
+    }
+    return safe.stanza;
   }
 
   private async onOnline(jid: string): Promise<void> {
