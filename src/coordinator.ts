@@ -30,8 +30,10 @@ interface InboundContext {
   sender: SenderIdentity;
   /** The room occupant behind it (also for a private message through the room), when there is one. */
   occupant: Occupant | undefined;
-  /** Key for rate limiting and logs: the sender's identity, not its nick (see xmpp/occupant-identity.ts). */
+  /** Key for rate limiting: the sender's identity, not its nick (see xmpp/occupant-identity.ts). */
   senderKey: string;
+  /** How logs name the sender: the nick, with the real JID or identity behind it. */
+  senderLabel: string;
   replyTo: ReplyTarget;
 }
 
@@ -207,6 +209,7 @@ export class Coordinator {
       occupant,
       // Rate limits follow the identity; a nick lineage that left and came back (`#2`) shares its bucket.
       senderKey: identity.replace(/#\d+$/, ""),
+      senderLabel: room ? `${room.nick} (${occupant?.realJid ?? identity})` : message.kind === "direct" ? message.bareFrom : identity,
       replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
     };
   }
@@ -226,13 +229,13 @@ export class Coordinator {
     const who = context.sender.nick ?? context.senderKey;
     const rate = this.flood.admit(context.senderKey, this.now());
     if (rate !== "ok") {
-      this.log.warn({ sender: context.senderKey, first: rate === "throttled-first" }, "sender throttled");
+      this.log.warn({ sender: context.senderLabel, first: rate === "throttled-first" }, "sender throttled");
       if (rate === "throttled-first") await this.reply(context.replyTo, wording.throttled(who));
       return false;
     }
     const bytes = Buffer.byteLength(stanza.toString(), "utf8");
     if (bytes > this.config.limits.maxInboundBytes) {
-      this.log.warn({ sender: context.senderKey, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
+      this.log.warn({ sender: context.senderLabel, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
       await this.reply(context.replyTo, wording.tooLarge(who, bytes, this.config.limits.maxInboundBytes));
       return false;
     }
@@ -244,13 +247,13 @@ export class Coordinator {
     if (!payload) return;
     const { message, sender } = context;
     if (message.kind !== "room" || message.room !== bareJid(this.config.room)) {
-      this.log.warn({ sender: context.senderKey, mode: payload.mode }, "protocol message outside the primary room ignored");
+      this.log.warn({ sender: context.senderLabel, mode: payload.mode }, "protocol message outside the primary room ignored");
       return;
     }
     const sessionId = context.decoded.siblings.sessionId || undefined;
-    this.log.debug({ room: message.room, sender: context.senderKey, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
+    this.log.debug({ room: message.room, sender: context.senderLabel, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
     if (this.config.protocolAllowList.length > 0 && !isListed(sender, this.config.protocolAllowList)) {
-      this.log.warn({ sender: context.senderKey, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
+      this.log.warn({ sender: context.senderLabel, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
       return;
     }
     this.agents.markAgent(sender);
@@ -268,13 +271,13 @@ export class Coordinator {
       case Mode.ModelNegotiation: {
         const decoded = decodeNegotiation(payload.content, payload.messageType);
         if (!decoded.ok) {
-          this.log.info({ sender: context.senderKey, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
+          this.log.info({ sender: context.senderLabel, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
           await this.tell(from.nick, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
           return;
         }
         const m = decoded.message;
         if (m.type === "SolutionProposal") this.sessions.propose(m.sessionId, from, m.solution);
-        else this.log.info({ sender: context.senderKey, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
+        else this.log.info({ sender: context.senderLabel, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         return;
       }
       default:
@@ -291,7 +294,7 @@ export class Coordinator {
       const debating = this.sessions.debatingSessions();
       const line = debating.length ? this.chooser.debateInput(this.participant(context), body, debating) : null;
       if (line) {
-        this.log.debug({ sender: context.senderKey, sessionId: line.sessionId, line: line.line.kind }, "debate line");
+        this.log.debug({ sender: context.senderLabel, sessionId: line.sessionId, line: line.line.kind }, "debate line");
         this.sessions.apply(line);
         return;
       }
@@ -302,7 +305,7 @@ export class Coordinator {
       return;
     }
     this.log.debug(
-      { room: context.message.kind === "room" ? context.message.room : undefined, sender: context.senderKey, command: "command" in parsed ? parsed.command.name : parsed.misuse.name },
+      { room: context.message.kind === "room" ? context.message.room : undefined, sender: context.senderLabel, command: "command" in parsed ? parsed.command.name : parsed.misuse.name },
       "command",
     );
     if ("misuse" in parsed) {
