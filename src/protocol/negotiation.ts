@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Broadcast, Proposal, SolutionBody } from "../session/types.js";
+import { readBoundedJson } from "./bounded-json.js";
 import { ContributionKind, MFR, MessageType } from "./vocab.js";
 
 /** Accepts `http://purl.org/stuff/mfr/SolutionProposal`, `mfr:SolutionProposal` or `SolutionProposal`. */
@@ -53,13 +54,16 @@ export type InboundNegotiation =
 
 export type NegotiationDecode = { ok: true; message: InboundNegotiation } | { ok: false; error: string; sessionId: string | undefined };
 
+/**
+ * Reads one ModelNegotiation payload. Never throws: bad input, including JSON past the
+ * limits of `readBoundedJson`, comes back as an error sentence for the sender
+ * ("solution.extra is nested deeper than 32 levels"), and what is accepted can be logged,
+ * cloned and sent back safely.
+ */
 export function decodeNegotiation(content: string, attributeType: string | undefined): NegotiationDecode {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch (err) {
-    return { ok: false, error: `the payload is not valid JSON (${(err as Error).message})`, sessionId: undefined };
-  }
+  const read = readBoundedJson(content, { subject: "the payload" });
+  if (!read.ok) return { ok: false, error: read.error.message, sessionId: undefined };
+  const json = read.value;
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     return { ok: false, error: "the payload must be a JSON object", sessionId: undefined };
   }

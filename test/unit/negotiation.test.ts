@@ -37,4 +37,10 @@ describe("decoding ModelNegotiation payloads", () => {
     expect(decodeNegotiation(JSON.stringify({ messageType: "ActionSchema", sessionId: "s1", actions: [{ name: "a" }] }), undefined)).toMatchObject({ ok: true, message: { type: "ActionSchema", actionCount: 1 } });
     expect(decodeNegotiation(JSON.stringify({ messageType: "http://purl.org/stuff/mfr/ModelContributionRequest", sessionId: "s1" }), undefined)).toMatchObject({ ok: true, message: { type: "other", messageType: "ModelContributionRequest" } });
   });
+
+  it("refuses a proposal nested too deep, naming the field, instead of failing later in the log", () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const text = `{"messageType":"SolutionProposal","sessionId":"s1","solution":{"success":true,"message":"ok","extra":${deep}}}`;
+    expect(decodeNegotiation(text, undefined)).toEqual({ ok: false, error: "solution.extra[0][0][0][0]… is nested deeper than 32 levels", sessionId: undefined });
+  });
 });
