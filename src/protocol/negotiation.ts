@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Broadcast, Proposal, SolutionBody } from "../session/types.js";
 import { readBoundedJson } from "./bounded-json.js";
+import { GOAL_EXTRA_LIMITS, SOLUTION_EXTRA_LIMITS, boundExtraFields } from "./extra-fields.js";
 import { ContributionKind, MFR, MessageType } from "./vocab.js";
 
 /** Accepts `http://purl.org/stuff/mfr/SolutionProposal`, `mfr:SolutionProposal` or `SolutionProposal`. */
@@ -26,18 +27,27 @@ const stringList = z.preprocess((v) => {
 
 const looseBoolean = z.preprocess((v) => (v === "true" ? true : v === "false" ? false : v), z.boolean());
 
+/** The fields the protocol names; any others are the peer's extras. */
+const GOAL_FIELDS: ReadonlySet<string> = new Set(["goal", "satisfied"]);
+const SOLUTION_FIELDS: ReadonlySet<string> = new Set(["success", "message", "plan", "bindings", "satisfiesGoals", "executionError"]);
+
+const GoalSchema = z
+  .object({ goal: z.preprocess((v) => (typeof v === "string" ? v : JSON.stringify(v)), z.string()), satisfied: looseBoolean })
+  .loose()
+  .transform((goal) => boundExtraFields(goal, GOAL_FIELDS, GOAL_EXTRA_LIMITS));
+
 const SolutionSchema = z
   .object({
     success: looseBoolean,
     message: z.preprocess((v) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v)), z.string()),
     plan: stringList,
     bindings: stringList,
-    satisfiesGoals: z
-      .array(z.object({ goal: z.preprocess((v) => (typeof v === "string" ? v : JSON.stringify(v)), z.string()), satisfied: looseBoolean }).loose())
-      .optional(),
+    satisfiesGoals: z.array(GoalSchema).optional(),
     executionError: z.preprocess((v) => (v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v)), z.string().optional()),
   })
-  .loose();
+  .loose()
+  // Extra fields are kept and shown, but they are logged and sent back once per proposal.
+  .transform((solution) => boundExtraFields(solution, SOLUTION_FIELDS, SOLUTION_EXTRA_LIMITS));
 
 const SessionIdSchema = z.string().min(1).max(100);
 

@@ -43,4 +43,22 @@ describe("decoding ModelNegotiation payloads", () => {
     const text = `{"messageType":"SolutionProposal","sessionId":"s1","solution":{"success":true,"message":"ok","extra":${deep}}}`;
     expect(decodeNegotiation(text, undefined)).toEqual({ ok: false, error: "solution.extra[0][0][0][0]… is nested deeper than 32 levels", sessionId: undefined });
   });
+
+  it("keeps only a bounded amount of a solution's extra fields", () => {
+    const decoded = decodeNegotiation(
+      JSON.stringify({
+        messageType: "SolutionProposal",
+        sessionId: "s1",
+        solution: { success: true, message: "ok", reasoning: "r".repeat(20_000), state: { dump: "d".repeat(5000) }, confidence: 0.8, satisfiesGoals: [{ goal: "g", satisfied: true, why: "w".repeat(2000) }] },
+      }),
+      undefined,
+    );
+    if (!decoded.ok || decoded.message.type !== "SolutionProposal") throw new Error("not decoded");
+    const { solution } = decoded.message;
+    expect(solution.reasoning).toMatch(/^r+… \(\d+ more characters left out\)$/);
+    expect(solution.state).toBe("(left out: 5011 characters of JSON)");
+    expect(solution.confidence).toBe(0.8);
+    expect(solution.satisfiesGoals?.[0]).toMatchObject({ goal: "g", satisfied: true, why: expect.stringMatching(/left out/) });
+    expect(JSON.stringify(solution).length).toBeLessThan(2000);
+  });
 });
