@@ -109,9 +109,13 @@ function describeIssue(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-/** A solution as sent in SessionComplete: who proposed it, and what they said. */
+/**
+ * A solution as sent in SessionComplete: who proposed it, and what they said. `agent` and
+ * `receivedAt` are ours: a peer's own fields of those names must not say otherwise.
+ */
 function solutionOut(p: Proposal): Record<string, unknown> {
-  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...p.solution };
+  const { agent: _agent, receivedAt: _receivedAt, ...said } = p.solution;
+  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...said };
 }
 
 /** The JSON object of an outbound protocol message (messageType as a full IRI). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeNegotiation, shortMessageType } from "../../src/protocol/negotiation.js";
+import { decodeNegotiation, negotiationJson, shortMessageType } from "../../src/protocol/negotiation.js";
 
 describe("decoding ModelNegotiation payloads", () => {
   it("accepts the message type as a full IRI, a prefixed or a short name, in the field or the attribute", () => {
@@ -60,5 +60,15 @@ describe("decoding ModelNegotiation payloads", () => {
     expect(solution.confidence).toBe(0.8);
     expect(solution.satisfiesGoals?.[0]).toMatchObject({ goal: "g", satisfied: true, why: expect.stringMatching(/left out/) });
     expect(JSON.stringify(solution).length).toBeLessThan(2000);
+  });
+
+  it("sends back the proposer's nick in SessionComplete, whatever `agent` the solution itself claims", () => {
+    const decoded = decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", sessionId: "s1", solution: { success: true, agent: "alice", receivedAt: "never" } }), undefined);
+    if (!decoded.ok || decoded.message.type !== "SolutionProposal") throw new Error("not decoded");
+    const json = negotiationJson(
+      { type: "SessionComplete", sessionId: "s1", status: "solved", summary: "", reason: undefined, solutions: [{ agent: "mallory", agentJid: undefined, receivedAt: 0, solution: decoded.message.solution }] },
+      0,
+    );
+    expect(json.solutions).toEqual([{ agent: "mallory", receivedAt: "1970-01-01T00:00:00.000Z", success: true, message: "" }]);
   });
 });
