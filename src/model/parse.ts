@@ -59,6 +59,10 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
     return { ok: false, error: describeSyntaxError(error, turtle) };
   }
   const triples = distinctTriples(parsed);
+  if (triples.length === 0) {
+    // Accepted, it would replace the agent's earlier contribution with nothing.
+    return { ok: false, error: { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null } };
+  }
   if (triples.length > opts.maxTriples) {
     return {
       ok: false,

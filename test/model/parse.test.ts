@@ -82,6 +82,13 @@ describe("parseContribution", () => {
 });
 
 describe("what a contribution may not be", () => {
+  it("refuses an empty, whitespace-only, comment-only or prefix-only contribution, so it cannot replace an earlier one", () => {
+    for (const text of ["", "  \n\t ", "# just a comment\n", PREFIX, `${PREFIX}# nothing yet\n@base <http://example.org/> .`]) {
+      const error = failed(parseContribution(text, opts("alice")));
+      expect(error).toEqual({ message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null });
+    }
+  });
+
   it("refuses nesting deeper than the limit, naming the line, before n3 builds the chain", () => {
     const deep = (open: string, close: string, depth: number) => `${PREFIX}<#a> mfr:p\n  ${`${open} mfr:p `.repeat(depth)}<#b>${` ${close}`.repeat(depth)} .`;
     expect(parseContribution(deep("[", "]", MAX_TURTLE_NESTING), opts("alice")).ok).toBe(true);
