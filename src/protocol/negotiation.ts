@@ -49,7 +49,10 @@ const SolutionSchema = z
   // Extra fields are kept and shown, but they are logged and sent back once per proposal.
   .transform((solution) => boundExtraFields(solution, SOLUTION_FIELDS, SOLUTION_EXTRA_LIMITS));
 
-const SessionIdSchema = z.string().min(1).max(100);
+/** Longest session id or message type read from a payload; real ones are far shorter. */
+const MAX_NAME_LENGTH = 100;
+
+const SessionIdSchema = z.string().min(1).max(MAX_NAME_LENGTH);
 
 const ProposalSchema = z.object({ sessionId: SessionIdSchema, solution: SolutionSchema }).loose();
 const PlanExecutionSchema = z.object({ sessionId: SessionIdSchema }).loose();
@@ -78,8 +81,9 @@ export function decodeNegotiation(content: string, attributeType: string | undef
     return { ok: false, error: "the payload must be a JSON object", sessionId: undefined };
   }
   const record = json as Record<string, unknown>;
-  const sessionId = typeof record.sessionId === "string" ? record.sessionId : undefined;
-  const type = shortMessageType(attributeType) ?? shortMessageType(typeof record.messageType === "string" ? record.messageType : undefined);
+  // Both end up in log lines even when the message is refused: keep only plausible ones.
+  const sessionId = plausible(record.sessionId);
+  const type = shortMessageType(plausible(attributeType)) ?? shortMessageType(plausible(record.messageType));
 
   switch (type) {
     case "SolutionProposal": {
@@ -100,6 +104,10 @@ export function decodeNegotiation(content: string, attributeType: string | undef
     default:
       return { ok: true, message: { type: "other", messageType: type, sessionId } };
   }
+}
+
+function plausible(value: unknown): string | undefined {
+  return typeof value === "string" && value.length <= MAX_NAME_LENGTH ? value : undefined;
 }
 
 function describeIssue(error: z.ZodError): string {

@@ -33,6 +33,12 @@ describe("decoding ModelNegotiation payloads", () => {
     expect(decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", sessionId: "s1", solution: { message: "x" } }), undefined)).toMatchObject({ ok: false, error: expect.stringContaining("solution.success") });
   });
 
+  it("keeps an implausibly long session id or message type out of what it returns (and so out of log lines)", () => {
+    const long = "x".repeat(5000);
+    expect(decodeNegotiation(JSON.stringify({ messageType: "SolutionProposal", sessionId: long, solution: { success: true } }), undefined)).toMatchObject({ ok: false, sessionId: undefined });
+    expect(decodeNegotiation(JSON.stringify({ messageType: long, sessionId: "s1" }), undefined)).toEqual({ ok: true, message: { type: "other", messageType: undefined, sessionId: "s1" } });
+  });
+
   it("notes informational and unknown types without acting on them", () => {
     expect(decodeNegotiation(JSON.stringify({ messageType: "ActionSchema", sessionId: "s1", actions: [{ name: "a" }] }), undefined)).toMatchObject({ ok: true, message: { type: "ActionSchema", actionCount: 1 } });
     expect(decodeNegotiation(JSON.stringify({ messageType: "http://purl.org/stuff/mfr/ModelContributionRequest", sessionId: "s1" }), undefined)).toMatchObject({ ok: true, message: { type: "other", messageType: "ModelContributionRequest" } });
