@@ -96,6 +96,9 @@ describe("what a contribution may not be", () => {
     expect(error).toMatchObject({ line: 3, column: 3 + 8 * MAX_TURTLE_NESTING });
     expect(error.message).toMatch(/^Turtle nested too deeply at line 3, column \d+: more than 32 levels/);
     expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"( ".repeat(33)}1${" )".repeat(33)} .`, opts("alice"))).message).toMatch(/nested too deeply at line 2/);
+    expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"<<( <#s> <#p> ".repeat(33)}<#o>${" )>>".repeat(33)} .`, opts("alice"))).message).toMatch(/nested too deeply/);
+    // N3 formulas are not Turtle: n3's own syntax error says so, whatever the depth.
+    expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"{ ".repeat(40)}`, opts("alice"))).message).toMatch(/^Turtle syntax error at line 2/);
   });
 
   it("does not count brackets inside strings, IRIs or comments", () => {
