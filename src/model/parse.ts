@@ -9,6 +9,7 @@
  */
 import { DataFactory, Parser } from "n3";
 import type { Quad } from "n3";
+import { MAX_TURTLE_NESTING, checkNesting } from "./nesting.js";
 import { describeSyntaxError } from "./syntax-error.js";
 import { distinctTriples } from "./triples.js";
 import type { ParseError } from "./syntax-error.js";
@@ -41,8 +42,10 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
     throw new TypeError(`parseContribution needs an absolute baseIri, got "${opts.baseIri}"`);
   }
   if (typeof turtle !== "string") {
-    return { ok: false, error: { message: "The contribution is not text.", line: null, column: null } };
+    return { ok: false, error: { message: "The contribution is not text", line: null, column: null } };
   }
+  const tooDeep = checkNesting(turtle, MAX_TURTLE_NESTING);
+  if (tooDeep) return { ok: false, error: tooDeep };
   const blankNodePrefix = (opts.blankNodePrefix ?? `p${parsesSoFar++}`).replace(/_?$/, "_");
   let parsed: Quad[];
   try {
@@ -56,13 +59,17 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
     return { ok: false, error: describeSyntaxError(error, turtle) };
   }
   const triples = distinctTriples(parsed);
+  if (triples.length === 0) {
+    // Accepted, it would replace the agent's earlier contribution with nothing.
+    return { ok: false, error: { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null } };
+  }
   if (triples.length > opts.maxTriples) {
     return {
       ok: false,
       error: {
         message:
           `The contribution has ${triples.length} triples, more than the limit of ${opts.maxTriples} ` +
-          "per contribution: send a smaller model (leave out detail the solvers do not need).",
+          "per contribution: send a smaller model (leave out detail the solvers do not need)",
         line: null,
         column: null,
       },

@@ -4,6 +4,8 @@
  */
 import { z } from "zod";
 import type { Broadcast, Proposal, SolutionBody } from "../session/types.js";
+import { readBoundedJson } from "./bounded-json.js";
+import { GOAL_EXTRA_LIMITS, SOLUTION_EXTRA_LIMITS, boundExtraFields } from "./extra-fields.js";
 import { ContributionKind, MFR, MessageType } from "./vocab.js";
 
 /** Accepts `http://purl.org/stuff/mfr/SolutionProposal`, `mfr:SolutionProposal` or `SolutionProposal`. */
@@ -25,20 +27,32 @@ const stringList = z.preprocess((v) => {
 
 const looseBoolean = z.preprocess((v) => (v === "true" ? true : v === "false" ? false : v), z.boolean());
 
+/** The fields the protocol names; any others are the peer's extras. */
+const GOAL_FIELDS: ReadonlySet<string> = new Set(["goal", "satisfied"]);
+const SOLUTION_FIELDS: ReadonlySet<string> = new Set(["success", "message", "plan", "bindings", "satisfiesGoals", "executionError"]);
+
+const GoalSchema = z
+  .object({ goal: z.preprocess((v) => (typeof v === "string" ? v : JSON.stringify(v)), z.string()), satisfied: looseBoolean })
+  .loose()
+  .transform((goal) => boundExtraFields(goal, GOAL_FIELDS, GOAL_EXTRA_LIMITS));
+
 const SolutionSchema = z
   .object({
     success: looseBoolean,
     message: z.preprocess((v) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v)), z.string()),
     plan: stringList,
     bindings: stringList,
-    satisfiesGoals: z
-      .array(z.object({ goal: z.preprocess((v) => (typeof v === "string" ? v : JSON.stringify(v)), z.string()), satisfied: looseBoolean }).loose())
-      .optional(),
+    satisfiesGoals: z.array(GoalSchema).optional(),
     executionError: z.preprocess((v) => (v === undefined || v === null ? undefined : typeof v === "string" ? v : JSON.stringify(v)), z.string().optional()),
   })
-  .loose();
+  .loose()
+  // Extra fields are kept and shown, but they are logged and sent back once per proposal.
+  .transform((solution) => boundExtraFields(solution, SOLUTION_FIELDS, SOLUTION_EXTRA_LIMITS));
 
-const SessionIdSchema = z.string().min(1).max(100);
+/** Longest session id or message type read from a payload; real ones are far shorter. */
+const MAX_NAME_LENGTH = 100;
+
+const SessionIdSchema = z.string().min(1).max(MAX_NAME_LENGTH);
 
 const ProposalSchema = z.object({ sessionId: SessionIdSchema, solution: SolutionSchema }).loose();
 const PlanExecutionSchema = z.object({ sessionId: SessionIdSchema }).loose();
@@ -53,19 +67,23 @@ export type InboundNegotiation =
 
 export type NegotiationDecode = { ok: true; message: InboundNegotiation } | { ok: false; error: string; sessionId: string | undefined };
 
+/**
+ * Reads one ModelNegotiation payload. Never throws: bad input, including JSON past the
+ * limits of `readBoundedJson`, comes back as an error sentence for the sender
+ * ("solution.extra is nested deeper than 32 levels"), and what is accepted can be logged,
+ * cloned and sent back safely.
+ */
 export function decodeNegotiation(content: string, attributeType: string | undefined): NegotiationDecode {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch (err) {
-    return { ok: false, error: `the payload is not valid JSON (${(err as Error).message})`, sessionId: undefined };
-  }
+  const read = readBoundedJson(content, { subject: "the payload" });
+  if (!read.ok) return { ok: false, error: read.error.message, sessionId: undefined };
+  const json = read.value;
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     return { ok: false, error: "the payload must be a JSON object", sessionId: undefined };
   }
   const record = json as Record<string, unknown>;
-  const sessionId = typeof record.sessionId === "string" ? record.sessionId : undefined;
-  const type = shortMessageType(attributeType) ?? shortMessageType(typeof record.messageType === "string" ? record.messageType : undefined);
+  // Both end up in log lines even when the message is refused: keep only plausible ones.
+  const sessionId = plausible(record.sessionId);
+  const type = shortMessageType(plausible(attributeType)) ?? shortMessageType(plausible(record.messageType));
 
   switch (type) {
     case "SolutionProposal": {
@@ -88,6 +106,10 @@ export function decodeNegotiation(content: string, attributeType: string | undef
   }
 }
 
+function plausible(value: unknown): string | undefined {
+  return typeof value === "string" && value.length <= MAX_NAME_LENGTH ? value : undefined;
+}
+
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid";
@@ -95,9 +117,13 @@ function describeIssue(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-/** A solution as sent in SessionComplete: who proposed it, and what they said. */
+/**
+ * A solution as sent in SessionComplete: who proposed it, and what they said. `agent` and
+ * `receivedAt` are ours: a peer's own fields of those names must not say otherwise.
+ */
 function solutionOut(p: Proposal): Record<string, unknown> {
-  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...p.solution };
+  const { agent: _agent, receivedAt: _receivedAt, ...said } = p.solution;
+  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...said };
 }
 
 /** The JSON object of an outbound protocol message (messageType as a full IRI). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_TURTLE_NESTING, checkNesting } from "../../src/model/nesting.js";
 import { parseContribution } from "../../src/model/parse.js";
 import type { ParseOutcome } from "../../src/model/parse.js";
 import { BASE_IRI, MFR, fixture, graphOf } from "./helpers.js";
@@ -77,6 +78,41 @@ describe("parseContribution", () => {
     const error = failed(parseContribution(fixture("valid-complete.ttl"), opts("alice", 5)));
     expect(error.message).toMatch(/more than the limit of 5/);
     expect(error.line).toBeNull();
+  });
+});
+
+describe("what a contribution may not be", () => {
+  it("refuses an empty, whitespace-only, comment-only or prefix-only contribution, so it cannot replace an earlier one", () => {
+    for (const text of ["", "  \n\t ", "# just a comment\n", PREFIX, `${PREFIX}# nothing yet\n@base <http://example.org/> .`]) {
+      const error = failed(parseContribution(text, opts("alice")));
+      expect(error).toEqual({ message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null });
+    }
+  });
+
+  it("refuses nesting deeper than the limit, naming the line, before n3 builds the chain", () => {
+    const deep = (open: string, close: string, depth: number) => `${PREFIX}<#a> mfr:p\n  ${`${open} mfr:p `.repeat(depth)}<#b>${` ${close}`.repeat(depth)} .`;
+    expect(parseContribution(deep("[", "]", MAX_TURTLE_NESTING), opts("alice")).ok).toBe(true);
+    const error = failed(parseContribution(deep("[", "]", 10_000), opts("alice")));
+    expect(error).toMatchObject({ line: 3, column: 3 + 8 * MAX_TURTLE_NESTING });
+    expect(error.message).toMatch(/^Turtle nested too deeply at line 3, column \d+: more than 32 levels/);
+    expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"( ".repeat(33)}1${" )".repeat(33)} .`, opts("alice"))).message).toMatch(/nested too deeply at line 2/);
+    expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"<<( <#s> <#p> ".repeat(33)}<#o>${" )>>".repeat(33)} .`, opts("alice"))).message).toMatch(/nested too deeply/);
+    // N3 formulas are not Turtle: n3's own syntax error says so, whatever the depth.
+    expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"{ ".repeat(40)}`, opts("alice"))).message).toMatch(/^Turtle syntax error at line 2/);
+  });
+
+  it("does not count brackets inside strings, IRIs or comments", () => {
+    const text = `${PREFIX}# ${"[".repeat(50)}\n<#a> mfr:expression "${"(".repeat(50)}" ; mfr:p <http://example.org/${"%5B".repeat(50)}> .`;
+    expect(parseContribution(text, opts("alice")).ok).toBe(true);
+  });
+
+  it("checks the nesting of a 200 KB contribution quickly", () => {
+    const statement = (i: number) => `<#e${i}> a mfr:Entity ; mfr:entityType "Truck" ; mfr:hasEffect [ mfr:expression "(at truck${i} depot)" ] .\n`;
+    let text = PREFIX;
+    for (let i = 0; text.length < 200_000; i++) text += statement(i);
+    const started = performance.now();
+    expect(checkNesting(text)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(250);
   });
 });
 
