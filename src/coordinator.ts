@@ -7,6 +7,7 @@ import type { Config } from "./config/schema.js";
 import { ModelWorker } from "./model/model-worker.js";
 import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
 import { decodeNegotiation } from "./protocol/negotiation.js";
+import { problemFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
@@ -141,7 +142,7 @@ export class Coordinator {
       if (room === primary) this.chooser.occupantLeft(nick);
     });
     // Start the model worker now, so the first contribution does not wait for it to load the shapes.
-    void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1 });
+    void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1, maxStatementBytes: 1, skolemBase: "urn:mfr:warm-up/" });
     await this.rooms.enter(this.config.room, this.config.nick);
     if (this.config.logRoom) await this.rooms.enter(this.config.logRoom, this.config.nick);
     await this.connection.start();
@@ -364,6 +365,11 @@ export class Coordinator {
         return;
       case "start":
       case "debate": {
+        const fits = problemFits(command.problem, this.config.limits.maxStanzaBytes);
+        if (!fits.ok) {
+          await this.reply(context.replyTo, wording.problemTooLarge(fits.bytes, fits.max));
+          return;
+        }
         const plan = command.name === "start" ? this.chooser.planStart() : this.chooser.planDebate(command.problem, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
         const started = this.sessions.start(command.problem, this.participant(context), plan);

@@ -37,8 +37,8 @@ export const sessionWording = {
     s.round === 1 ? `Model contribution request for ${s.id}: ${clip(s.problem, 120)}` : `Fix round ${s.round} for ${s.id}: ${names(Object.keys(s.fixRequests))}, please fix your contributions`,
   contributionAccepted: (s: Session, c: Contribution, replaced: boolean) =>
     `contribution ${replaced ? "replaced" : "received"} for ${s.id} (${plural(c.tripleCount, "triple")}: ${describeCounts(c.counts)})${c.requested ? "" : "; you were not asked in this round, but it is accepted and attributed to you"}.`,
-  contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean) =>
-    `your contribution to ${s.id} is not valid Turtle${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
+  contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean, refused = false) =>
+    `your contribution to ${s.id} ${refused ? "was refused" : "is not valid Turtle"}${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
   heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
     `the nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
   notAllowed: (s: Session, action: string) =>

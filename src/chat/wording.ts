@@ -15,6 +15,8 @@ export const wording = {
   tooLarge: (who: string, bytes: number, limit: number) =>
     `${who}: your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
   noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
+  problemTooLarge: (bytes: number, max: number) =>
+    `That problem is ${formatBytes(bytes)} as I would send it; a problem may take at most ${formatBytes(max)}, so that every request quoting it fits in one message. No session was started: shorten the problem and put the detail in a model contribution.`,
   noClarification: () => `No session is waiting for you to choose agents.`,
   identityBasis: (r: { occupantIds: boolean; realJids: boolean }) =>
     r.occupantIds

@@ -85,7 +85,9 @@ export const DEFAULTS = {
   chairNick: "Chair",
   // Safely below Prosody's default c2s_stanza_size_limit of 256 KiB.
   maxStanzaBytes: 200 * 1024,
-  maxInboundBytes: 512 * 1024,
+  // Below Prosody's default c2s_stanza_size_limit of 256 KiB: a message between the two is
+  // refused by us with a reply; above the server's limit the server drops the sender instead.
+  maxInboundBytes: 224 * 1024,
   maxTriplesPerContribution: 20_000,
   maxLiveSessions: 50,
   messagesPerMinute: 120,

@@ -3,6 +3,7 @@
  * `analyse` and `check` requests one at a time. Any failure becomes a reply, so the main
  * thread only ever sees values; a crash here is caught there as an `error`/`exit` event.
  */
+import { oversizedStatement } from "./statement-size.js";
 import { parentPort, workerData } from "node:worker_threads";
 import { Store } from "n3";
 import { analyseModel } from "./analysis.js";
@@ -23,6 +24,8 @@ function checkContribution(request: CheckRequest): ContributionCheck {
     maxTriples: request.maxTriples,
   });
   if (!outcome.ok) return outcome;
+  const oversized = oversizedStatement(outcome.quads, request.maxStatementBytes, request.skolemBase);
+  if (oversized) return { ok: false, error: oversized };
   return { ok: true, tripleCount: outcome.tripleCount, counts: countItems(new Store(outcome.quads), request.graphIri) };
 }
 

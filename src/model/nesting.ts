@@ -58,5 +58,6 @@ function tooDeep(token: Token, max: number): ParseError {
       "Give the inner nodes names (_:n1) and describe each in a statement of its own",
     line: token.line,
     column,
+    refused: true,
   };
 }

@@ -61,7 +61,7 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
   const triples = distinctTriples(parsed);
   if (triples.length === 0) {
     // Accepted, it would replace the agent's earlier contribution with nothing.
-    return { ok: false, error: { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null } };
+    return { ok: false, error: { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null, refused: true } };
   }
   if (triples.length > opts.maxTriples) {
     return {
@@ -71,6 +71,7 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
           `The contribution has ${triples.length} triples, more than the limit of ${opts.maxTriples} ` +
           "per contribution: send a smaller model (leave out detail the solvers do not need)",
         line: null,
+        refused: true,
         column: null,
       },
     };

@@ -10,6 +10,8 @@ export interface ParseError {
   line: number | null;
   /** 1-based column of the problem, when known. */
   column: number | null;
+  /** Readable Turtle, refused by a rule (a limit, no statements), not a syntax error. */
+  refused?: true;
 }
 
 /** The parts of an n3 token that locate it: `start` is the 0-based column on `line`. */

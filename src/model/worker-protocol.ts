@@ -12,6 +12,13 @@ export interface CheckRequest {
   baseIri: string;
   graphIri: string;
   maxTriples: number;
+  /**
+   * Largest statement, in wire bytes (see protocol/model-parts.ts), that could still be sent
+   * to the solvers in a model part; a contribution with a larger one is refused on arrival.
+   */
+  maxStatementBytes: number;
+  /** Base for the IRIs blank nodes become when a model is split (how statements are measured). */
+  skolemBase: string;
 }
 
 /** A parse outcome without the quads (they stay in the worker), plus what it would add. */

@@ -4,7 +4,8 @@
  * number left out is stated); a model too large for one stanza is sent in parts.
  */
 import type { Broadcast } from "../session/types.js";
-import { stanzaBytes, type Element } from "../xmpp/stanza.js";
+import { escapeXmlForbiddenInJson } from "../xmpp/xml-chars.js";
+import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
 import { modelPartStanzas } from "./model-parts.js";
 import { messageTypeIri, negotiationJson } from "./negotiation.js";
@@ -74,4 +75,16 @@ function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, 
   const request = build({ ...message, model: "" }, `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: parts.triples });
   if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
   return { ok: true, stanzas: [...parts.stanzas, request], note: `model sent in ${n} parts` };
+}
+
+/**
+ * Whether a problem text can be carried by every message that quotes it in full (the
+ * contribution request, each fix round, the Chair's invitation): its wire size may take at
+ * most a quarter of a stanza, leaving the rest for the other fields. Checked when a person
+ * states the problem, so a session never starts that could not be announced.
+ */
+export function problemFits(problem: string, maxStanzaBytes: number): { ok: true } | { ok: false; bytes: number; max: number } {
+  const max = Math.floor(maxStanzaBytes / 4);
+  const bytes = textWireBytes(escapeXmlForbiddenInJson(JSON.stringify(problem)));
+  return bytes <= max ? { ok: true } : { ok: false, bytes, max };
 }

@@ -166,7 +166,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
     if (session.rejected.length < MAX_REJECTED) {
       session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}: ` : ""}${message}` });
     }
-    s.tell(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined));
+    s.tell(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
     s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column });
     return;
   }

@@ -57,7 +57,8 @@ export interface ItemCounts {
 /** The result of checking one contribution's syntax on arrival (done off the event loop by the shell). */
 export type ContributionCheck =
   | { ok: true; tripleCount: number; counts: ItemCounts }
-  | { ok: false; message: string; line: number | null; column: number | null };
+  /** `refused`: readable, but against a rule (a limit, no statements); otherwise a syntax error. */
+  | { ok: false; message: string; line: number | null; column: number | null; refused?: true };
 
 export interface Contribution {
   agent: string;

@@ -8,6 +8,7 @@ import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { encodeMessage } from "../protocol/codec.js";
+import { maxStatementWireBytes } from "../protocol/model-parts.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
@@ -81,6 +82,9 @@ export interface SessionPlan {
   approvalRequired?: string[];
   choose?: (sessionId: string) => NonNullable<Extract<Input, { kind: "start" }>["choose"]>;
 }
+
+/** Bytes left for n3's blank-node label prefixes (`b12_`) in a statement measured on arrival. */
+const BLANK_LABEL_MARGIN = 64;
 
 /** Completed sessions kept in memory for mfr-status/mfr-list when there is no journal. */
 const COMPLETED_KEPT = 200;
@@ -163,12 +167,15 @@ export class SessionHost {
       baseIri: base,
       graphIri: `${base}contribution/${encodeURIComponent(from.nick)}`,
       maxTriples: this.options.settings.maxTriplesPerContribution,
+      // Blank-node labels grow by a few characters when the merged model is re-read for splitting.
+      maxStatementBytes: maxStatementWireBytes(this.options.render.maxStanzaBytes, sessionId, this.options.render.room) - BLANK_LABEL_MARGIN,
+      skolemBase: base,
     });
     const check: ContributionCheck = !answer.ok
       ? { ok: false, message: `it could not be checked (${answer.error})`, line: null, column: null }
       : answer.check.ok
         ? { ok: true, tripleCount: answer.check.tripleCount, counts: answer.check.counts }
-        : { ok: false, message: answer.check.error.message, line: answer.check.error.line, column: answer.check.error.column };
+        : { ok: false, message: answer.check.error.message, line: answer.check.error.line, column: answer.check.error.column, ...(answer.check.error.refused ? { refused: true as const } : {}) };
     this.apply({ kind: "contribution", sessionId, from, turtle, check });
   }
 

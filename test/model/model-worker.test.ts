@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.close()));
 });
 
-const check = (turtle: string) => ({ turtle, baseIri: BASE_IRI, graphIri: graphOf("alice"), maxTriples: 1000 });
+const check = (turtle: string) => ({ turtle, baseIri: BASE_IRI, graphIri: graphOf("alice"), maxTriples: 1000, maxStatementBytes: 200_000, skolemBase: "http://example.org/s/" });
 
 describe("ModelWorker", () => {
   it("analyses a model on a worker thread", async () => {
