@@ -85,7 +85,7 @@ describe("what a contribution may not be", () => {
   it("refuses an empty, whitespace-only, comment-only or prefix-only contribution, so it cannot replace an earlier one", () => {
     for (const text of ["", "  \n\t ", "# just a comment\n", PREFIX, `${PREFIX}# nothing yet\n@base <http://example.org/> .`]) {
       const error = failed(parseContribution(text, opts("alice")));
-      expect(error).toEqual({ message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null });
+      expect(error).toEqual({ message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null, refused: true });
     }
   });
 
