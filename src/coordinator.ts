@@ -16,7 +16,7 @@ import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
-import { directIdentity } from "./xmpp/occupant-identity.js";
+import { directIdentity, rateLimitKey } from "./xmpp/occupant-identity.js";
 import { Rooms, type Occupant, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
@@ -208,8 +208,7 @@ export class Coordinator {
       decoded,
       sender: { nick: room?.nick, realJid: occupant ? occupant.realJid : message.kind === "direct" ? message.bareFrom : undefined, identity },
       occupant,
-      // Rate limits follow the identity; a nick lineage that left and came back (`#2`) shares its bucket.
-      senderKey: identity.replace(/#\d+$/, ""),
+      senderKey: rateLimitKey(identity),
       senderLabel: room ? `${room.nick} (${occupant?.realJid ?? identity})` : message.kind === "direct" ? message.bareFrom : identity,
       replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
     };

@@ -23,6 +23,15 @@ export function identityOf(facts: OccupantFacts, lineage: () => string): string 
   return lineage();
 }
 
+/**
+ * What a rate limit counts against: the identity, except that a nick lineage that left and
+ * came back (`nick:alice#2`) shares the bucket of its earlier self, so leaving and
+ * rejoining does not buy a fresh allowance.
+ */
+export function rateLimitKey(identity: string): string {
+  return identity.startsWith("nick:") ? identity.replace(/#\d+$/, "") : identity;
+}
+
 /** The identity key of a 1:1 sender outside any room: the bare JID the server vouches for. */
 export function directIdentity(bareJid: string): string {
   return `jid:${bareJid.toLowerCase()}`;

@@ -1,0 +1,128 @@
+/**
+ * Rooms tells occupants apart from what the room reveals: occupant ids, real JIDs, or nick
+ * lineages that follow renames but not departures.
+ */
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { XmppConnection } from "../../src/xmpp/connection.js";
+import { NS_OCCUPANT_ID } from "../../src/xmpp/occupant-identity.js";
+import { Rooms, type RoomIdentities } from "../../src/xmpp/rooms.js";
+import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
+
+const ROOM = "room@conference.localhost";
+
+function rooms(): { rooms: Rooms; iqs: Element[] } {
+  const iqs: Element[] = [];
+  const connection = {
+    online: false,
+    send: async () => "sent",
+    iqSet: async (_to: string, child: Element) => {
+      iqs.push(child);
+      return { ok: true, result: undefined };
+    },
+  } as unknown as XmppConnection;
+  const r = new Rooms(connection, pino({ level: "silent" }));
+  void r.enter(ROOM, "Coordinator");
+  return { rooms: r, iqs };
+}
+
+interface PresenceOptions {
+  type?: "unavailable";
+  occupantId?: string;
+  jid?: string;
+  role?: string;
+  affiliation?: string;
+  statuses?: string[];
+  newNick?: string;
+}
+
+function presence(nick: string, o: PresenceOptions = {}): Element {
+  const item = xml("item", {
+    role: o.role ?? "participant",
+    affiliation: o.affiliation ?? "none",
+    ...(o.jid ? { jid: `${o.jid}/res` } : {}),
+    ...(o.newNick ? { nick: o.newNick } : {}),
+  });
+  return xml(
+    "presence",
+    { from: `${ROOM}/${nick}`, ...(o.type ? { type: o.type } : {}) },
+    xml("x", { xmlns: NS_MUC_USER }, item, ...(o.statuses ?? []).map((code) => xml("status", { code }))),
+    ...(o.occupantId ? [xml("occupant-id", { xmlns: NS_OCCUPANT_ID, id: o.occupantId })] : []),
+  );
+}
+
+const identity = (r: Rooms, nick: string) => r.occupant(ROOM, nick)?.identity;
+
+describe("occupant identities", () => {
+  it("without occupant ids or JIDs: a rename keeps the lineage, a departure and return does not", () => {
+    const { rooms: r } = rooms();
+    r.handlePresence(presence("alice"));
+    expect(identity(r, "alice")).toBe("nick:alice");
+    r.handlePresence(presence("alice", { type: "unavailable", statuses: ["303"], newNick: "bob" }));
+    r.handlePresence(presence("bob"));
+    expect(identity(r, "bob")).toBe("nick:alice");
+    expect(r.occupant(ROOM, "bob")?.formerNicks).toEqual(["alice"]);
+    r.handlePresence(presence("bob", { type: "unavailable" }));
+    r.handlePresence(presence("alice"));
+    expect(identity(r, "alice")).toBe("nick:alice#2");
+    r.handlePresence(presence("alice", { role: "moderator" }));
+    expect(identity(r, "alice")).toBe("nick:alice#2"); // a presence update is not an arrival
+  });
+
+  it("occupant ids and real JIDs win over nicks, and follow a rename", () => {
+    const { rooms: r } = rooms();
+    r.handlePresence(presence("alice", { occupantId: "OID-A" }));
+    r.handlePresence(presence("carol", { jid: "Carol@localhost" }));
+    expect(identity(r, "alice")).toBe("occupant:OID-A");
+    expect(identity(r, "carol")).toBe("jid:carol@localhost");
+    r.handlePresence(presence("alice", { type: "unavailable", statuses: ["303"], newNick: "al", occupantId: "OID-A" }));
+    r.handlePresence(presence("al", { occupantId: "OID-A" }));
+    expect(identity(r, "al")).toBe("occupant:OID-A");
+    expect(r.occupant(ROOM, "al")?.formerNicks).toEqual(["alice"]);
+  });
+
+  it("across our own reconnect, occupants present before and after keep their lineage", () => {
+    const { rooms: r } = rooms();
+    r.handlePresence(presence("alice"));
+    r.handlePresence(presence("alice", { type: "unavailable" }));
+    r.handlePresence(presence("alice"));
+    expect(identity(r, "alice")).toBe("nick:alice#2");
+    r.markDisconnected();
+    r.handlePresence(presence("alice"));
+    r.handlePresence(presence("Coordinator", { statuses: ["110"] }));
+    expect(identity(r, "alice")).toBe("nick:alice#2");
+  });
+
+  it("a message's own occupant id is trusted over a stale table", () => {
+    const { rooms: r } = rooms();
+    r.handlePresence(presence("alice", { occupantId: "OID-A" }));
+    const message = xml("message", { from: `${ROOM}/alice`, type: "groupchat" }, xml("occupant-id", { xmlns: NS_OCCUPANT_ID, id: "OID-M" }));
+    expect(r.senderOf(ROOM, "alice", message).identity).toBe("occupant:OID-M");
+    const plain = xml("message", { from: `${ROOM}/alice`, type: "groupchat" });
+    expect(r.senderOf(ROOM, "alice", plain).identity).toBe("occupant:OID-A");
+    expect(r.senderOf(ROOM, "nobody", plain).identity).toBe("nick:nobody");
+  });
+
+  it("says at join what the room reveals, and configures a room it created as non-anonymous", async () => {
+    const { rooms: r, iqs } = rooms();
+    const seen: RoomIdentities[] = [];
+    r.on("identities", (_room, identities) => seen.push(identities));
+    r.handlePresence(presence("Coordinator", { statuses: ["110", "201"], role: "moderator", affiliation: "owner", occupantId: "OID-C" }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen[0]).toEqual({ occupantIds: true, realJids: true });
+    const form = iqs[0]?.toString() ?? "";
+    expect(form).toContain('var="muc#roomconfig_whois"');
+    expect(form).toContain("<value>anyone</value>");
+    expect(r.identities(ROOM)).toEqual({ occupantIds: true, realJids: true });
+  });
+
+  it("a participant in a semi-anonymous room without occupant ids learns it goes by nicks", () => {
+    const { rooms: r, iqs } = rooms();
+    const seen: RoomIdentities[] = [];
+    r.on("identities", (_room, identities) => seen.push(identities));
+    r.handlePresence(presence("alice"));
+    r.handlePresence(presence("Coordinator", { statuses: ["110"] }));
+    expect(seen).toEqual([{ occupantIds: false, realJids: false }]);
+    expect(iqs).toEqual([]);
+  });
+});
