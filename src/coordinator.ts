@@ -7,7 +7,7 @@ import type { Config } from "./config/schema.js";
 import { ModelWorker } from "./model/model-worker.js";
 import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
 import { decodeNegotiation } from "./protocol/negotiation.js";
-import { problemFits } from "./protocol/outbound.js";
+import { problemFits, proposalFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
@@ -276,7 +276,15 @@ export class Coordinator {
           return;
         }
         const m = decoded.message;
-        if (m.type === "SolutionProposal") this.sessions.propose(m.sessionId, from, m.solution);
+        if (m.type === "SolutionProposal") {
+          const fits = proposalFits(m.solution, this.config.limits.maxStanzaBytes);
+          if (!fits.ok) {
+            this.log.info({ sender: context.senderLabel, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
+            await this.tell(from.nick, wording.proposalTooLarge(fits.bytes, fits.max));
+            return;
+          }
+          this.sessions.propose(m.sessionId, from, m.solution);
+        }
         else this.log.info({ sender: context.senderLabel, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         return;
       }

@@ -41,6 +41,8 @@ export const sessionWording = {
     `your contribution to ${s.id} ${refused ? "was refused" : "is not valid Turtle"}${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
   heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
     `the nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
+  contributionWhileValidating: (s: Session, kept: boolean) =>
+    `the model of ${s.id} changed several times while it was being validated, so further changes wait: this contribution was not taken.${kept ? " Your earlier one stands." : ""} If the validation asks for fixes, send it then.`,
   notAllowed: (s: Session, action: string) =>
     `only ${s.startedBy.nick}, who started ${s.id}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${s.id}.`,
   cancelledByOther: (s: Session, by: Requester) =>

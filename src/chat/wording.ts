@@ -17,6 +17,8 @@ export const wording = {
   noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
   problemTooLarge: (bytes: number, max: number) =>
     `That problem is ${formatBytes(bytes)} as I would send it; a problem may take at most ${formatBytes(max)}, so that every request quoting it fits in one message. No session was started: shorten the problem and put the detail in a model contribution.`,
+  proposalTooLarge: (bytes: number, max: number) =>
+    `your proposal is ${formatBytes(bytes)} as I would pass it on in the SessionComplete; the most I can show is ${formatBytes(max)}. It was not accepted; an earlier proposal of yours stands. Send a shorter one (a plan and a short message).`,
   noClarification: () => `No session is waiting for you to choose agents.`,
   identityBasis: (r: { occupantIds: boolean; realJids: boolean }) =>
     r.occupantIds

@@ -83,8 +83,23 @@ function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, 
  * most a quarter of a stanza, leaving the rest for the other fields. Checked when a person
  * states the problem, so a session never starts that could not be announced.
  */
-export function problemFits(problem: string, maxStanzaBytes: number): { ok: true } | { ok: false; bytes: number; max: number } {
-  const max = Math.floor(maxStanzaBytes / 4);
-  const bytes = textWireBytes(escapeXmlForbiddenInJson(JSON.stringify(problem)));
+export function problemFits(problem: string, maxStanzaBytes: number): Fit {
+  return fitsIn(problem, Math.floor(maxStanzaBytes / 4));
+}
+
+/**
+ * Whether a proposal's solution can be shown in the SessionComplete: alone it may take at
+ * most half a stanza as sent, leaving the rest for the summary and the other fields. (With
+ * several large ones, the lowest-ranked are left out and counted, see `shrinkList`.)
+ */
+export function proposalFits(solution: unknown, maxStanzaBytes: number): Fit {
+  return fitsIn(solution, Math.floor(maxStanzaBytes / 2));
+}
+
+export type Fit = { ok: true } | { ok: false; bytes: number; max: number };
+
+/** A value's size as JSON inside a payload on the wire (after `\u` and XML escaping). */
+function fitsIn(value: unknown, max: number): Fit {
+  const bytes = textWireBytes(escapeXmlForbiddenInJson(JSON.stringify(value)));
   return bytes <= max ? { ok: true } : { ok: false, bytes, max };
 }

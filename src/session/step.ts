@@ -25,6 +25,8 @@ const MAX_REJECTED = 50;
 const MAX_RESULTS_SENT = 100;
 /** Issues listed per agent in a fix request. */
 const MAX_ISSUES_PER_AGENT = 20;
+/** Times validation may start over in one round because contributions changed meanwhile. */
+const MAX_REVALIDATIONS = 3;
 /** The core waits this much longer than the worker's own limit before giving up on it. */
 const VALIDATION_GRACE_MS = 2000;
 
@@ -160,6 +162,11 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
 
   const key = agentKey(session, nick);
   const previous = key ? session.contributions[key] : undefined;
+  if (session.phase === "validating" && (session.revalidations ?? 0) >= MAX_REVALIDATIONS) {
+    s.tell(nick, say.contributionWhileValidating(session, previous !== undefined));
+    s.log("info", "contribution during a much-restarted validation refused", { sessionId: session.id, agent: nick });
+    return;
+  }
 
   if (!input.check.ok) {
     const { message, line, column } = input.check;
@@ -229,6 +236,7 @@ function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome,
   if (outcome.ok && version < session.contributionsVersion) {
     // Contributions changed while the worker ran; analyse the newer set instead.
     s.log("info", "contributions changed during validation; validating again", { sessionId: session.id });
+    session.revalidations = (session.revalidations ?? 0) + 1;
     startAnalysis(session, s);
     return;
   }
@@ -293,6 +301,7 @@ function startFixRound(session: Session, analysis: ModelAnalysis, s: Step): void
     for (const agent of everyone) issues[agent] = [analysis.summary];
   }
   session.round++;
+  session.revalidations = 0;
   session.fixRequests = issues;
   session.requestedAgents = Object.keys(issues);
   if (session.invitedAgents !== null) session.invitedAgents = dedupe([...session.invitedAgents, ...Object.keys(issues)]);

@@ -193,6 +193,12 @@ export interface Session {
   contributionsVersion: number;
   /** The version the running analysis is working on. */
   analysingVersion: number | null;
+  /**
+   * How often validation started over in this round because contributions changed while it
+   * ran; bounded, so replacing a contribution again and again cannot keep a session
+   * validating forever. Absent in logs written before it existed (read as 0).
+   */
+  revalidations?: number;
   validations: ValidationRecord[];
   /** The per-agent issues sent in the latest fix round. */
   fixRequests: Record<string, string[]>;

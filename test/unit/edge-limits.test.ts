@@ -3,7 +3,7 @@ import { DataFactory } from "n3";
 import { describe, expect, it } from "vitest";
 import { oversizedStatement } from "../../src/model/statement-size.js";
 import { maxStatementWireBytes } from "../../src/protocol/model-parts.js";
-import { problemFits, protocolStanzas } from "../../src/protocol/outbound.js";
+import { problemFits, proposalFits, protocolStanzas } from "../../src/protocol/outbound.js";
 import { stanzaBytes } from "../../src/xmpp/stanza.js";
 import { rateLimitKey } from "../../src/xmpp/occupant-identity.js";
 
@@ -54,5 +54,26 @@ describe("rate limits follow identities", () => {
     expect(rateLimitKey("nick:alice")).toBe("nick:alice");
     expect(rateLimitKey("occupant:AB#2")).toBe("occupant:AB#2");
     expect(rateLimitKey("jid:alice@localhost")).toBe("jid:alice@localhost");
+  });
+});
+
+describe("a proposal too large to show in the SessionComplete", () => {
+  it("may take half a stanza as sent; then a SessionComplete with it alone fits", () => {
+    const small = { success: true, message: "m".repeat(LIMIT / 2 - 100) };
+    expect(proposalFits(small, LIMIT)).toEqual({ ok: true });
+    expect(proposalFits({ success: true, message: "m".repeat(LIMIT / 2) }, LIMIT)).toMatchObject({ ok: false, max: LIMIT / 2 });
+    const built = protocolStanzas(
+      {
+        type: "SessionComplete",
+        sessionId: "amber-fox-42",
+        status: "solved",
+        solutions: [{ agent: "alice", agentJid: undefined, receivedAt: 0, solution: small }],
+        summary: "s".repeat(2000),
+        reason: undefined,
+      },
+      "amber-fox-42 is complete",
+      { room: "room@conference.localhost", now: 0, maxStanzaBytes: LIMIT, skolemBase: BASE },
+    );
+    expect(built.ok && built.stanzas.length === 1 && built.note === undefined).toBe(true);
   });
 });
