@@ -2,6 +2,7 @@ import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
+import { coordinatorWithLogRoom } from "../support/scenes.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
@@ -200,16 +201,7 @@ describe("MFR sessions over a real room", () => {
   });
 
   it("full detail goes to the log room when one is configured; the primary room gets the short summary", async () => {
-    const room = uniqueRoom(server());
-    const logRoom = uniqueRoom(server(), "log");
-    const coordinator = await CoordinatorProcess.start({ server: server(), room, logRoom, mfrConfig: TIMEOUTS });
-    afterThis(() => coordinator.kill());
-    await coordinator.joined(room);
-    await coordinator.joined(logRoom);
-    const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
-    afterThis(() => human.stop());
-    await human.joinRoom(room, "alice");
-    await human.joinRoom(logRoom, "alice");
+    const { room, logRoom, human } = await coordinatorWithLogRoom(server(), afterThis, TIMEOUTS);
     await agent(room, "modeler", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
     await new Promise((r) => setTimeout(r, 200));
     const sessionId = await startSession(human, room, "Deliver goods");
