@@ -1,26 +1,32 @@
 import { step } from "./step.js";
-import type { Input, Sessions } from "./types.js";
+import type { Effect, Input, Sessions } from "./types.js";
 
 /**
  * Rebuilds sessions from logged inputs, each stepped with the `now` it was logged at, as
- * the running coordinator built them. Effects are dropped: whoever replays decides what
- * still needs doing. An input the core throws on is skipped and reported, not fatal.
+ * the running coordinator built them. Each step's effects go to `onStep` (whoever replays
+ * decides what still needs doing, e.g. checking what was sent); without it they are
+ * dropped. An input the core throws on is skipped and reported, not fatal.
  */
-export function replay(
+export function replay<E extends { input: Input; at: number }>(
   state: Sessions,
-  events: Iterable<{ input: Input; at: number }>,
-  onSkipped: (err: unknown, input: Input) => void = (err) => {
+  events: Iterable<E>,
+  onSkipped: (err: unknown, event: E) => void = (err) => {
     throw err;
   },
+  onStep: (event: E, effects: Effect[]) => void = () => undefined,
 ): { state: Sessions; applied: number } {
   let applied = 0;
-  for (const { input, at } of events) {
+  for (const event of events) {
+    let result: ReturnType<typeof step>;
     try {
-      state = step(state, input, at).state;
-      applied++;
+      result = step(state, event.input, event.at);
     } catch (err) {
-      onSkipped(err, input);
+      onSkipped(err, event);
+      continue;
     }
+    state = result.state;
+    applied++;
+    onStep(event, result.effects);
   }
   return { state, applied };
 }

@@ -4,7 +4,8 @@
  * really handed to the connection. Used by `restore` (to send what a crash swallowed) and
  * by `mfr-coordinator verify` and the tests (to prove nothing was sent twice or differently).
  */
-import { step, emptySessions } from "../session/step.js";
+import { replay } from "../session/replay.js";
+import { emptySessions } from "../session/step.js";
 import type { Sessions } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
@@ -40,23 +41,12 @@ export function replayWithSends(
     throw err;
   },
 ): { state: Sessions; expected: ExpectedSend[]; applied: number } {
-  let state: Sessions = emptySessions();
   const expected: ExpectedSend[] = [];
-  let applied = 0;
-  for (const event of events) {
-    let result: ReturnType<typeof step>;
-    try {
-      result = step(state, event.input, event.at);
-    } catch (err) {
-      onSkipped(err, event);
-      continue;
-    }
-    state = result.state;
-    applied++;
-    renderEffects(event.input.sessionId, result.effects, event.at, ctx).outgoing.forEach((outgoing, position) =>
+  const { state, applied } = replay(emptySessions(), events, onSkipped, (event, effects) =>
+    renderEffects(event.input.sessionId, effects, event.at, ctx).outgoing.forEach((outgoing, position) =>
       expected.push({ eventSeq: event.seq, at: event.at, position, digest: stanzaDigest(outgoing.stanza), outgoing }),
-    );
-  }
+    ),
+  );
   return { state, expected, applied };
 }
 
