@@ -202,7 +202,8 @@ export class Coordinator {
   private contextOf(message: InboundMessage, decoded: DecodedMessage): InboundContext {
     const room = message.kind === "room" ? { room: message.room, nick: message.nick } : message.viaRoom;
     const occupant = room ? this.rooms.senderOf(room.room, room.nick, message.stanza) : undefined;
-    const identity = occupant?.identity ?? directIdentity(message.kind === "direct" ? message.bareFrom : "");
+    // Through a room: the occupant's identity; 1:1 from outside: the JID the server vouches for.
+    const identity = occupant?.identity ?? (message.kind === "direct" ? directIdentity(message.bareFrom) : `nick:${message.nick.toLowerCase()}`);
     return {
       message,
       decoded,
@@ -284,8 +285,9 @@ export class Coordinator {
             return;
           }
           this.sessions.propose(m.sessionId, from, m.solution);
+        } else {
+          this.log.info({ sender: context.senderLabel, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         }
-        else this.log.info({ sender: context.senderLabel, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         return;
       }
       default:
