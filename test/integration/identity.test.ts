@@ -58,7 +58,7 @@ function identityScenarios(mode: Mode): void {
   const { server, afterThis } = useTestProsody({ occupantIds: mode.occupantIds });
   const kit = roomKit(server, afterThis);
 
-  /** A semi-anonymous room owned by alice, the coordinator in it, and two announced agents. */
+  /** A semi-anonymous room created and owned by alice, then the coordinator in it as an ordinary participant. */
   async function setUp(mfrConfig = TIMEOUTS) {
     const { room, owner: alice, ownerPresence } = await kit.ownedRoom("alice");
     // The server mode is what we think it is.
@@ -76,7 +76,7 @@ function identityScenarios(mode: Mode): void {
     expect(line.msg.slice("room identities: ".length).startsWith(mode.whoIsWho)).toBe(true);
 
     await alice.sendGroupchat(room, { body: "help" });
-    expect(lastLine(await alice.waitForMessage(helpAnswer(room)))).toMatch(new RegExp(`^${escapeRegExp(mode.whoIsWho)}`));
+    expect(lastLine(await alice.waitForMessage(helpAnswer(room))).startsWith(mode.whoIsWho)).toBe(true);
     await alice.sendGroupchat(room, { body: "agents" });
     const agents = await alice.waitForMessage(said(room, /Who is who:/));
     expect(lastLine(agents).startsWith(mode.whoIsWho)).toBe(true);
