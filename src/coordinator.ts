@@ -35,6 +35,8 @@ interface InboundContext {
   senderKey: string;
   /** How logs name the sender: the nick, with the real JID or identity behind it. */
   senderLabel: string;
+  /** How replies and session texts name the sender: the room nick, else a 1:1 sender's bare JID (never an identity key). */
+  name: string;
   replyTo: ReplyTarget;
 }
 
@@ -211,6 +213,7 @@ export class Coordinator {
       occupant,
       senderKey: rateLimitKey(identity),
       senderLabel: room ? `${room.nick} (${occupant?.realJid ?? identity})` : message.kind === "direct" ? message.bareFrom : identity,
+      name: room?.nick ?? (message.kind === "direct" ? message.bareFrom : identity),
       replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
     };
   }
@@ -227,7 +230,7 @@ export class Coordinator {
 
   /** Size and rate limits, applied before anything is parsed further. */
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
-    const who = context.sender.nick ?? context.senderKey;
+    const who = context.name;
     const rate = this.flood.admit(context.senderKey, this.now());
     if (rate !== "ok") {
       this.log.warn({ sender: context.senderLabel, first: rate === "throttled-first" }, "sender throttled");
@@ -337,7 +340,7 @@ export class Coordinator {
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
       if (last === undefined || this.now() - last > AGENT_REFUSAL_QUIET_MS) {
         this.agentRefusedAt.set(key, this.now());
-        await this.reply(context.replyTo, wording.agentCommandRefused(sender.nick ?? key));
+        await this.reply(context.replyTo, wording.agentCommandRefused(context.name));
       }
       return false;
     }
@@ -416,7 +419,7 @@ export class Coordinator {
   }
 
   private participant(context: InboundContext): Participant {
-    return { nick: context.sender.nick ?? context.senderKey, jid: context.sender.realJid, identity: context.sender.identity };
+    return { nick: context.name, jid: context.sender.realJid, identity: context.sender.identity };
   }
 
   /**
