@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { AgentRecognition, isListed, isListedByJid, type SenderIdentity } from "./catalog/agent-recognition.js";
+import { AgentRecognition, isListed } from "./catalog/agent-recognition.js";
 import { COMMANDS, parseCommand, type Command, type CommandName } from "./chat/commands.js";
 import { helpText } from "./chat/help.js";
 import { wording } from "./chat/wording.js";
@@ -12,12 +12,12 @@ import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { SessionHost } from "./shell/session-host.js";
+import { participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
-import { directIdentity, rateLimitKey } from "./xmpp/occupant-identity.js";
-import { Rooms, type Occupant, type RoomIdentities } from "./xmpp/rooms.js";
+import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
 
@@ -28,15 +28,7 @@ export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to:
 interface InboundContext {
   message: InboundMessage;
   decoded: DecodedMessage;
-  sender: SenderIdentity;
-  /** The room occupant behind it (also for a private message through the room), when there is one. */
-  occupant: Occupant | undefined;
-  /** Key for rate limiting: the sender's identity, not its nick (see xmpp/occupant-identity.ts). */
-  senderKey: string;
-  /** How logs name the sender: the nick, with the real JID or identity behind it. */
-  senderLabel: string;
-  /** How replies and session texts name the sender: the room nick, else a 1:1 sender's bare JID (never an identity key). */
-  name: string;
+  from: Sender;
   replyTo: ReplyTarget;
 }
 
@@ -202,18 +194,10 @@ export class Coordinator {
   }
 
   private contextOf(message: InboundMessage, decoded: DecodedMessage): InboundContext {
-    const room = message.kind === "room" ? { room: message.room, nick: message.nick } : message.viaRoom;
-    const occupant = room ? this.rooms.senderOf(room.room, room.nick, message.stanza) : undefined;
-    // Through a room: the occupant's identity; 1:1 from outside: the JID the server vouches for.
-    const identity = occupant?.identity ?? (message.kind === "direct" ? directIdentity(message.bareFrom) : `nick:${message.nick.toLowerCase()}`);
     return {
       message,
       decoded,
-      sender: { nick: room?.nick, realJid: occupant ? occupant.realJid : message.kind === "direct" ? message.bareFrom : undefined, identity },
-      occupant,
-      senderKey: rateLimitKey(identity),
-      senderLabel: room ? `${room.nick} (${occupant?.realJid ?? identity})` : message.kind === "direct" ? message.bareFrom : identity,
-      name: room?.nick ?? (message.kind === "direct" ? message.bareFrom : identity),
+      from: senderOf(message, this.rooms),
       replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
     };
   }
@@ -230,16 +214,16 @@ export class Coordinator {
 
   /** Size and rate limits, applied before anything is parsed further. */
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
-    const who = context.name;
-    const rate = this.flood.admit(context.senderKey, this.now());
+    const who = context.from.name;
+    const rate = this.flood.admit(context.from.rateKey, this.now());
     if (rate !== "ok") {
-      this.log.warn({ sender: context.senderLabel, first: rate === "throttled-first" }, "sender throttled");
+      this.log.warn({ sender: context.from.label, first: rate === "throttled-first" }, "sender throttled");
       if (rate === "throttled-first") await this.reply(context.replyTo, wording.throttled(who));
       return false;
     }
     const bytes = Buffer.byteLength(stanza.toString(), "utf8");
     if (bytes > this.config.limits.maxInboundBytes) {
-      this.log.warn({ sender: context.senderLabel, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
+      this.log.warn({ sender: context.from.label, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
       await this.reply(context.replyTo, wording.tooLarge(who, bytes, this.config.limits.maxInboundBytes));
       return false;
     }
@@ -249,15 +233,16 @@ export class Coordinator {
   private async onProtocolMessage(context: InboundContext): Promise<void> {
     const payload = context.decoded.payload;
     if (!payload) return;
-    const { message, sender } = context;
+    const { message } = context;
+    const sender = context.from.identity;
     if (message.kind !== "room" || message.room !== bareJid(this.config.room)) {
-      this.log.warn({ sender: context.senderLabel, mode: payload.mode }, "protocol message outside the primary room ignored");
+      this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message outside the primary room ignored");
       return;
     }
     const sessionId = context.decoded.siblings.sessionId || undefined;
-    this.log.debug({ room: message.room, sender: context.senderLabel, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
+    this.log.debug({ room: message.room, sender: context.from.label, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
     if (this.config.protocolAllowList.length > 0 && !isListed(sender, this.config.protocolAllowList)) {
-      this.log.warn({ sender: context.senderLabel, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
+      this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
       return;
     }
     this.agents.markAgent(sender);
@@ -275,7 +260,7 @@ export class Coordinator {
       case Mode.ModelNegotiation: {
         const decoded = decodeNegotiation(payload.content, payload.messageType);
         if (!decoded.ok) {
-          this.log.info({ sender: context.senderLabel, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
+          this.log.info({ sender: context.from.label, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
           await this.tell(from.nick, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
           return;
         }
@@ -283,13 +268,13 @@ export class Coordinator {
         if (m.type === "SolutionProposal") {
           const fits = proposalFits(m.solution, this.config.limits.maxStanzaBytes);
           if (!fits.ok) {
-            this.log.info({ sender: context.senderLabel, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
+            this.log.info({ sender: context.from.label, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
             await this.tell(from.nick, wording.proposalTooLarge(fits.bytes, fits.max));
             return;
           }
           this.sessions.propose(m.sessionId, from, m.solution);
         } else {
-          this.log.info({ sender: context.senderLabel, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
+          this.log.info({ sender: context.from.label, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         }
         return;
       }
@@ -307,7 +292,7 @@ export class Coordinator {
       const debating = this.sessions.debatingSessions();
       const line = debating.length ? this.chooser.debateInput(this.participant(context), body, debating) : null;
       if (line) {
-        this.log.debug({ sender: context.senderLabel, sessionId: line.sessionId, line: line.line.kind }, "debate line");
+        this.log.debug({ sender: context.from.label, sessionId: line.sessionId, line: line.line.kind }, "debate line");
         this.sessions.apply(line);
         return;
       }
@@ -318,7 +303,7 @@ export class Coordinator {
       return;
     }
     this.log.debug(
-      { room: context.message.kind === "room" ? context.message.room : undefined, sender: context.senderLabel, command: "command" in parsed ? parsed.command.name : parsed.misuse.name },
+      { room: context.message.kind === "room" ? context.message.room : undefined, sender: context.from.label, command: "command" in parsed ? parsed.command.name : parsed.misuse.name },
       "command",
     );
     if ("misuse" in parsed) {
@@ -331,16 +316,16 @@ export class Coordinator {
 
   /** Agents may not command us unless allow-listed; state changes need a room occupant. */
   private async mayCommand(context: InboundContext, command: Command): Promise<boolean> {
-    const { sender } = context;
+    const sender = context.from.identity;
     // An agent stays one under a new nick: its identity, and every nick it had, are checked.
-    const nicks = [sender.nick, ...(context.occupant?.formerNicks ?? [])];
+    const nicks = [sender.nick, ...(context.from.occupant?.formerNicks ?? [])];
     if ((this.agents.isAgent(sender) || nicks.some((n) => this.chooser.isAgent(n))) && !isListed(sender, this.config.commandAllowList)) {
-      const key = context.senderKey;
+      const key = context.from.rateKey;
       const last = this.agentRefusedAt.get(key);
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
       if (last === undefined || this.now() - last > AGENT_REFUSAL_QUIET_MS) {
         this.agentRefusedAt.set(key, this.now());
-        await this.reply(context.replyTo, wording.agentCommandRefused(context.name));
+        await this.reply(context.replyTo, wording.agentCommandRefused(context.from.name));
       }
       return false;
     }
@@ -354,8 +339,8 @@ export class Coordinator {
   private isOccupantOrListed(context: InboundContext): boolean {
     if (context.message.kind === "room") return true;
     if (context.message.viaRoom) return true;
-    const jid = context.sender.realJid;
-    if (isListed(context.sender, this.config.commandAllowList)) return true;
+    const jid = context.from.identity.realJid;
+    if (isListed(context.from.identity, this.config.commandAllowList)) return true;
     return jid !== undefined && this.rooms.occupants(this.config.room).some((o) => o.realJid === jid);
   }
 
@@ -419,20 +404,11 @@ export class Coordinator {
   }
 
   private participant(context: InboundContext): Participant {
-    return { nick: context.name, jid: context.sender.realJid, identity: context.sender.identity };
+    return participantOf(context.from);
   }
 
-  /**
-   * The sender with the standing the room gives them now: moderators, owners and admins of
-   * the primary room, and real JIDs on mfr:allowCommandsFrom, may steer anyone's session.
-   * Logged with the input, so a replay decides as live did.
-   */
   private requester(context: InboundContext): Requester {
-    const occupant = context.occupant;
-    const inPrimary = context.message.kind === "room" ? context.message.room === bareJid(this.config.room) : context.message.viaRoom?.room === bareJid(this.config.room);
-    const moderator = inPrimary && occupant !== undefined && (occupant.role === "moderator" || occupant.affiliation === "owner" || occupant.affiliation === "admin");
-    const standing = moderator ? "moderator" : isListedByJid(context.sender, this.config.commandAllowList) ? "allow-listed" : undefined;
-    return { ...this.participant(context), ...(standing ? { standing } : {}) };
+    return requesterOf(context.from, bareJid(this.config.room), this.config.commandAllowList);
   }
 
   /** How this room tells people apart, for `help` and `agents`. */

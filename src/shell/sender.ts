@@ -1,0 +1,59 @@
+/**
+ * Who sent an inbound message, read once at the edge: the occupant behind it, the identity
+ * rate limits and the session rules go by, how logs and replies name the sender, and the
+ * standing that lets someone steer sessions other than their own.
+ */
+import type { SenderIdentity } from "../catalog/agent-recognition.js";
+import { isListedByJid } from "../catalog/agent-recognition.js";
+import type { Participant, Requester } from "../session/types.js";
+import type { InboundMessage } from "../xmpp/inbound.js";
+import { directIdentity, rateLimitKey } from "../xmpp/occupant-identity.js";
+import type { Occupant, Rooms } from "../xmpp/rooms.js";
+
+export interface Sender {
+  identity: SenderIdentity;
+  /** The room occupant behind it (also for a private message through the room), when there is one. */
+  occupant: Occupant | undefined;
+  /** The room the occupant is in, when there is one. */
+  room: string | undefined;
+  /** What rate limits count against: the identity, not the nick (see xmpp/occupant-identity.ts). */
+  rateKey: string;
+  /** How logs name the sender: the nick, with the real JID or identity behind it. */
+  label: string;
+  /** How replies and session texts name the sender: the room nick, else a 1:1 sender's bare JID (never an identity key). */
+  name: string;
+}
+
+export function senderOf(message: InboundMessage, rooms: Rooms): Sender {
+  const inRoom = message.kind === "room" ? { room: message.room, nick: message.nick } : message.viaRoom;
+  const occupant = inRoom ? rooms.senderOf(inRoom.room, inRoom.nick, message.stanza) : undefined;
+  // Through a room: the occupant's identity; 1:1 from outside: the JID the server vouches for.
+  const direct = message.kind === "direct" && !inRoom ? message.bareFrom : undefined;
+  const identity = occupant?.identity ?? (direct ? directIdentity(direct) : `nick:${(inRoom?.nick ?? "").toLowerCase()}`);
+  const name = inRoom?.nick ?? direct ?? identity;
+  return {
+    identity: { nick: inRoom?.nick, realJid: occupant ? occupant.realJid : direct, identity },
+    occupant,
+    room: inRoom?.room,
+    rateKey: rateLimitKey(identity),
+    label: inRoom ? `${inRoom.nick} (${occupant?.realJid ?? identity})` : name,
+    name,
+  };
+}
+
+/** The sender as the session core knows participants. */
+export function participantOf(sender: Sender): Participant {
+  return { nick: sender.name, jid: sender.identity.realJid, identity: sender.identity.identity };
+}
+
+/**
+ * The sender with the standing the room gives them now: moderators, owners and admins of
+ * the primary room, and real JIDs on mfr:allowCommandsFrom, may steer anyone's session.
+ * Logged with the input, so a replay decides as live did.
+ */
+export function requesterOf(sender: Sender, primaryRoom: string, allowList: readonly string[]): Requester {
+  const o = sender.occupant;
+  const moderator = sender.room === primaryRoom && o !== undefined && (o.role === "moderator" || o.affiliation === "owner" || o.affiliation === "admin");
+  const standing = moderator ? "moderator" : isListedByJid(sender.identity, allowList) ? "allow-listed" : undefined;
+  return { ...participantOf(sender), ...(standing ? { standing } : {}) };
+}
