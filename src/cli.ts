@@ -20,6 +20,7 @@ Commands:
   check-config    validate the configuration and print it, secrets masked
   export ID       write a session out: model (TriG), validation reports, proposals, events (JSON)
   verify          replay every logged session and check it sends exactly what was sent live
+                  (give it the profile the coordinator runs with: its rooms and stanza limit)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
 
@@ -71,9 +72,9 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-function configOrExit(flags: ConfigFlags): Config {
+function configOrExit(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(flags, process.env, process.cwd());
+    return loadConfig(flags, env, process.cwd());
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, EXIT_USAGE);
     throw err;
@@ -161,8 +162,9 @@ async function main(): Promise<void> {
       return;
     }
     case "verify": {
-      const config = configOrExit(args.flags);
-      const store = openStoreOrExit(config.dataDir, true);
+      // verify never connects: the rooms and limits of the profile matter, the password does not.
+      const config = configOrExit(args.flags, { XMPP_PASSWORD: "(not needed to verify)", ...process.env });
+      const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
         const { printVerification } = await import("./shell/verify-report.js");
         process.exitCode = printVerification(store, config, (line) => process.stdout.write(`${line}\n`));

@@ -103,7 +103,8 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     },
     commandAllowList: values.commandAllowList ?? [],
     protocolAllowList: values.protocolAllowList ?? [],
-    dataDir: resolve(cwd, str(values.dataDir) ?? DEFAULTS.dataDir),
+    // --data-dir wins, as every flag does (and as `resolveDataDir` has it for export and verify).
+    dataDir: resolve(cwd, flags.dataDir ?? str(values.dataDir) ?? DEFAULTS.dataDir),
     // Peer profiles sit beside the coordinator's own by default (config/agents/*.ttl).
     agentsDir: str(values.agentsDir) ? resolve(dirname(profilePath), str(values.agentsDir) as string) : dirname(profilePath),
     retention: {

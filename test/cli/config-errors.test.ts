@@ -113,6 +113,20 @@ describe("configuration errors: one line naming the source and field, exit 2", (
     expect(run.stdout).not.toContain("from-env");
   });
 
+  it("--data-dir wins over MFR_DATA_DIR and the profile", async () => {
+    const flagDir = join(dir, "from-flag");
+    const run = await runCli(["check-config", "--secrets", secrets, "--data-dir", flagDir], { MFR_DATA_DIR: join(dir, "from-env") });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { dataDir: string }).dataDir).toBe(flagDir);
+  });
+
+  it("verify needs no password: it reads the store and never connects", async () => {
+    const run = await runCli(["verify", "--data-dir", join(dir, "no-store-here")], { MFR_SECRETS: join(dir, "missing-secrets.json") });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/no-store-here.*does not exist/);
+    expect(run.stderr).not.toMatch(/secrets/);
+  });
+
   it("an unknown command or flag is a usage error", async () => {
     const run = await runCli(["frobnicate"]);
     expect(run.code).toBe(2);
