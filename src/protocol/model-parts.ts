@@ -27,13 +27,24 @@ export function turtleWireBytes(turtle: string): number {
 }
 
 /**
+ * Parses the model with blank-node names that depend on the text alone. n3 names them from
+ * process-wide counters by default (`b12_x`, `n3-7`), which would make the skolem IRIs, and
+ * so the parts, differ between the live run and a replay of the same session.
+ */
+function rereadModel(turtle: string): Quad[] {
+  let anonymous = 0;
+  const factory = { ...DataFactory, blankNode: (name?: string) => DataFactory.blankNode(name ?? `a_${anonymous++}`) };
+  return new Parser({ format: "text/turtle", blankNodePrefix: "b_", factory }).parse(turtle);
+}
+
+/**
  * Splits `turtle` into parts of at most `maxPartWireBytes` wire bytes each (prefixes
  * included). Fails when one statement alone is larger than a part may be.
  */
 export function splitModel(turtle: string, maxPartWireBytes: number, skolemBase: string): ModelParts {
   let quads: Quad[];
   try {
-    quads = new Parser({ format: "text/turtle" }).parse(turtle);
+    quads = rereadModel(turtle);
   } catch (err) {
     return { ok: false, error: `the model could not be re-read for splitting: ${(err as Error).message}` };
   }
