@@ -102,6 +102,7 @@ export class Coordinator {
         debateTimeoutMs: this.config.mfr.debateTimeoutMs,
       },
       maxLiveSessions: this.config.limits.maxLiveSessions,
+      maxLiveSessionsPerPerson: this.config.limits.maxLiveSessionsPerPerson,
       models: this.models,
       outlet: {
         send: async (stanza) => {
@@ -370,7 +371,7 @@ export class Coordinator {
         const plan = command.name === "start" ? this.chooser.planStart() : this.chooser.planDebate(command.problem, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
         const started = this.sessions.start(command.problem, this.participant(context), plan);
-        if (!started.ok) await this.reply(context.replyTo, started.reason);
+        if (!started.ok) await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
         else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
         return;
       }

@@ -99,6 +99,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       maxInboundBytes: values.maxInboundBytes ?? DEFAULTS.maxInboundBytes,
       maxTriplesPerContribution: values.maxTriplesPerContribution ?? DEFAULTS.maxTriplesPerContribution,
       maxLiveSessions: values.maxLiveSessions ?? DEFAULTS.maxLiveSessions,
+      maxLiveSessionsPerPerson: values.maxLiveSessionsPerPerson ?? DEFAULTS.maxLiveSessionsPerPerson,
       messagesPerMinute: values.messagesPerMinute ?? DEFAULTS.messagesPerMinute,
     },
     commandAllowList: values.commandAllowList ?? [],

@@ -40,6 +40,7 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("maxInboundBytes", "mfr", MFR, "mfr", "maxInboundBytes", "integer"),
   prop("maxTriplesPerContribution", "mfr", MFR, "mfr", "maxTriplesPerContribution", "integer"),
   prop("maxLiveSessions", "mfr", MFR, "mfr", "maxLiveSessions", "integer"),
+  prop("maxLiveSessionsPerPerson", "mfr", MFR, "mfr", "maxLiveSessionsPerPerson", "integer"),
   prop("messagesPerMinute", "mfr", MFR, "mfr", "messagesPerMinute", "integer"),
   prop("commandAllowList", "mfr", MFR, "mfr", "allowCommandsFrom", "strings"),
   prop("protocolAllowList", "mfr", MFR, "mfr", "allowProtocolFrom", "strings"),

@@ -39,6 +39,8 @@ export const LimitsSchema = z.object({
   maxTriplesPerContribution: z.number().int().positive(),
   /** Most sessions that may be live at once. */
   maxLiveSessions: z.number().int().positive(),
+  /** Most live sessions one person (one identity) may have started, so nobody can take every slot. */
+  maxLiveSessionsPerPerson: z.number().int().positive(),
   /** Messages per sender per minute before the sender is throttled. */
   messagesPerMinute: z.number().int().positive(),
 });
@@ -90,6 +92,7 @@ export const DEFAULTS = {
   maxInboundBytes: 224 * 1024,
   maxTriplesPerContribution: 20_000,
   maxLiveSessions: 50,
+  maxLiveSessionsPerPerson: 5,
   messagesPerMinute: 120,
   dataDir: "./data",
   retentionMaxAgeDays: 90,

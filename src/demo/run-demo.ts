@@ -115,6 +115,7 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
       maxInboundBytes: DEFAULTS.maxInboundBytes,
       maxTriplesPerContribution: DEFAULTS.maxTriplesPerContribution,
       maxLiveSessions: DEFAULTS.maxLiveSessions,
+      maxLiveSessionsPerPerson: DEFAULTS.maxLiveSessionsPerPerson,
       messagesPerMinute: DEFAULTS.messagesPerMinute,
     },
     commandAllowList: [],

@@ -66,6 +66,8 @@ export interface SessionHostOptions {
   render: RenderContext;
   settings: SessionSettings;
   maxLiveSessions: number;
+  /** Most live sessions one person may have started (same identity, see session/identity.ts). */
+  maxLiveSessionsPerPerson?: number;
   models: ModelService;
   outlet: Outlet;
   log: Logger;
@@ -115,6 +117,11 @@ export class SessionHost {
   start(problem: string, by: Participant, plan: SessionPlan): { ok: true; sessionId: string } | { ok: false; reason: string } {
     if (this.liveSessions().length >= this.options.maxLiveSessions) {
       return { ok: false, reason: `${this.options.maxLiveSessions} sessions are already running; wait for one to finish or cancel one.` };
+    }
+    const perPerson = this.options.maxLiveSessionsPerPerson;
+    const own = this.liveSessions().filter((s) => sameParticipant(s.startedBy, by));
+    if (perPerson !== undefined && own.length >= perPerson) {
+      return { ok: false, reason: `you already have ${own.length} sessions running (${own.map((s) => s.id).join(", ")}), the most one person may; wait for one to finish or cancel one.` };
     }
     const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId || (this.options.journal?.knows(id) ?? false));
     this.apply({
