@@ -165,6 +165,8 @@ function identityScenarios(mode: Mode): void {
     const start = alice.messages.length;
     await alice.sendGroupchat(room, { body: "help" });
     await alice.waitForMessage((m) => alice.messages.indexOf(m) >= start && helpAnswer(room)(m));
+    // The coordinator's log reaches us through its stdout, which may lag its XMPP replies.
+    await coordinator.waitForLogCount((l) => l.msg === "sender throttled", 4, 5000, before);
     await new Promise((r) => setTimeout(r, 300));
 
     expect(alice.messages.filter(helpAnswer(room))).toHaveLength(7);

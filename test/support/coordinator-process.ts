@@ -178,6 +178,15 @@ export class CoordinatorProcess {
     }
   }
 
+  /** Resolves once `count` log lines from index `from` on match (the log arrives through stdout, which may lag). */
+  async waitForLogCount(predicate: (line: LogLine) => boolean, count: number, timeoutMs = 10_000, from = 0): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.logs.slice(from).filter(predicate).length < count) {
+      if (Date.now() > deadline) throw new Error(`fewer than ${count} matching coordinator log lines within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** Waits until it has joined `room` (the count-th time, for rejoins). */
   async joined(room: string, count = 1, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
