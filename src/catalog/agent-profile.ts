@@ -26,7 +26,7 @@ import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Parser, type Quad, type Term } from "n3";
 import { AGENT, ContributionKind, FOAF, LINGUE, MFR, RDF_TYPE, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
-import { clip } from "../chat/text.js";
+import { clip } from "../session/text.js";
 
 /** What the coordinator knows about one peer agent from its profile. */
 export interface AgentProfile {

@@ -7,7 +7,7 @@
  * to someone ("Chair: …"), "Consensus: use X and Y", names followed by words ("prolog agent",
  * "mistral for this problem"). Reading is liberal; anything not understood is `null`.
  */
-import { clip } from "../chat/text.js";
+import { clip } from "../session/text.js";
 
 export type DebateLine =
   | { kind: "started" }

@@ -5,7 +5,7 @@
 import { ContributionKind } from "../protocol/vocab.js";
 import { humanise, localName } from "./agent-profile.js";
 import { isLingue, type CatalogEntry } from "./catalog.js";
-import { clip } from "../chat/text.js";
+import { clip } from "../session/text.js";
 
 /** The four MFR contribution kinds in the words a person uses for them. */
 export const KIND_WORDS: Readonly<Record<string, string>> = {

@@ -23,7 +23,7 @@
 import { ContributionKind } from "../protocol/vocab.js";
 import { humanise } from "./agent-profile.js";
 import { compareNicks, type CatalogEntry } from "./catalog.js";
-import { clip } from "../chat/text.js";
+import { clip } from "../session/text.js";
 import { specificModes, whatItDoes } from "./describe.js";
 import { stemsOf, wordsOf, type Word } from "./words.js";
 import type { SelectionOption, SelectionOutcome } from "../session/types.js";

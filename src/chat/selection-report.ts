@@ -1,6 +1,6 @@
 /** Sentences about choosing the agents of a session. Pure functions of the session. */
 import type { Selection, SelectionOption, Session } from "../session/types.js";
-import { names, seconds } from "./text.js";
+import { names, seconds } from "../session/text.js";
 
 
 export const selectionWording = {

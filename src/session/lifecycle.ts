@@ -2,7 +2,7 @@
  * Transitions shared by the rules: deadlines, asking for contributions, and the one way a
  * session ends.
  */
-import { sessionDetail, sessionSummary, sessionWording as say } from "../chat/session-report.js";
+import { sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
 import { rankProposals } from "./ranking.js";
 import type { Step } from "./step-context.js";
 import type { CompletionStatus, DeadlineKind, Session } from "./types.js";

@@ -5,8 +5,8 @@
  * shell; here are only the rules.
  */
 import { selectionWording as say } from "../chat/selection-report.js";
-import { seconds } from "../chat/text.js";
-import { sessionWording } from "../chat/session-report.js";
+import { seconds } from "./text.js";
+import { sessionWording } from "./report.js";
 import { maySteer } from "./identity.js";
 import { beginCollecting, complete, dedupe, sameAgent, setDeadline } from "./lifecycle.js";
 import type { Step } from "./step-context.js";

@@ -10,7 +10,7 @@ import {
   nextStepsAfterViolations,
   sessionWording as say,
   violationsReason,
-} from "../chat/session-report.js";
+} from "./report.js";
 import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";

@@ -4,7 +4,7 @@
  * work in the worker. Nothing else changes a session.
  */
 import type { Logger } from "pino";
-import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../chat/session-report.js";
+import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { encodeMessage } from "../protocol/codec.js";

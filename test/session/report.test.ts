@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionListLine, sessionStatus, sessionSummary } from "../../src/chat/session-report.js";
+import { sessionListLine, sessionStatus, sessionSummary } from "../../src/session/report.js";
 import {
   Driver,
   T0,

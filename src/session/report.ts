@@ -4,8 +4,8 @@
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
-import { goalsSatisfied, rankProposals } from "../session/ranking.js";
-import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "../session/types.js";
+import { goalsSatisfied, rankProposals } from "./ranking.js";
+import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 
 const SUMMARY_MAX_LINES = 15;
 
