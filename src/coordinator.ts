@@ -13,6 +13,7 @@ import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { SessionHost } from "./shell/session-host.js";
 import { participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
+import { privateMessage } from "./shell/outgoing.js";
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
@@ -61,6 +62,7 @@ export class Coordinator {
   private readonly flood: FloodGuard;
   private readonly agents = new AgentRecognition();
   private readonly agentRefusedAt = new Map<string, number>();
+  private readonly chatterAnsweredAt = new Map<string, number>();
   private readonly identitiesNoted = new Map<string, RoomIdentities>();
   private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
   readonly chooser: AgentChooser;
@@ -253,7 +255,7 @@ export class Coordinator {
     switch (payload.mode) {
       case Mode.ModelFirstRDF:
         if (!sessionId) {
-          await this.tell(from.nick, "your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
+          await this.tell(from.nick, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
           return;
         }
         await this.sessions.contribute(sessionId, from, payload.content);
@@ -300,7 +302,7 @@ export class Coordinator {
     }
     const parsed = parseCommand(body, { nick, direct });
     if ("notACommand" in parsed) {
-      if (direct) await this.reply(context.replyTo, wording.notUnderstood());
+      if (direct && this.mayAnswerChatter(context)) await this.reply(context.replyTo, wording.notUnderstood());
       return;
     }
     this.log.debug(
@@ -418,8 +420,25 @@ export class Coordinator {
     return identities ? wording.identityBasis(identities) : "";
   }
 
+  /**
+   * Private chatter that is not a command gets "I did not understand" at most once per
+   * quiet period, and never from an agent: agents answer our private messages, and
+   * answering them back would loop.
+   */
+  private mayAnswerChatter(context: InboundContext): boolean {
+    const nicks = [context.from.identity.nick, ...(context.from.occupant?.formerNicks ?? [])];
+    if (this.agents.isAgent(context.from.identity) || nicks.some((n) => this.chooser.isAgent(n))) return false;
+    const key = context.from.rateKey;
+    const last = this.chatterAnsweredAt.get(key);
+    if (last !== undefined && this.now() - last < AGENT_REFUSAL_QUIET_MS) return false;
+    this.chatterAnsweredAt.set(key, this.now());
+    return true;
+  }
+
+  /** What one agent alone must read goes privately (see `privateMessage`). */
   private async tell(nick: string, text: string): Promise<void> {
-    await this.reply({ kind: "room", room: bareJid(this.config.room) }, `${nick}: ${text}`);
+    const result = await this.connection.send(privateMessage(bareJid(this.config.room), nick, text));
+    if (result === "refused") this.log.error({ nick }, "private answer not sent: over the stanza limit");
   }
 
   private async sayIn(room: "primary" | "log", text: string): Promise<void> {

@@ -21,7 +21,7 @@ export interface OutboundContext {
 
 export type OutboundStanzas = { ok: true; stanzas: Element[]; note?: string } | { ok: false; error: string };
 
-export function protocolStanzas(message: Broadcast, body: string, ctx: OutboundContext): OutboundStanzas {
+export function protocolStanzas(message: Broadcast, body: string | undefined, ctx: OutboundContext): OutboundStanzas {
   const single = build(message, body, ctx);
   if (stanzaBytes(single) <= ctx.maxStanzaBytes) return { ok: true, stanzas: [single] };
   switch (message.type) {
@@ -39,7 +39,7 @@ export function protocolStanzas(message: Broadcast, body: string, ctx: OutboundC
   }
 }
 
-function build(message: Broadcast, body: string, ctx: OutboundContext, extra: Record<string, unknown> = {}): Element {
+function build(message: Broadcast, body: string | undefined, ctx: OutboundContext, extra: Record<string, unknown> = {}): Element {
   return encodeMessage({
     to: ctx.room,
     type: "groupchat",
@@ -68,11 +68,11 @@ function shrinkList(length: number, withFirst: (keep: number) => Element, ctx: O
  * then one SolutionRequest whose `model` is empty and whose `modelParts` says how many to
  * expect. Receivers parse each part and take their union.
  */
-function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string, ctx: OutboundContext): OutboundStanzas {
+function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): OutboundStanzas {
   const parts = modelPartStanzas(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
   if (!parts.ok) return parts;
   const n = parts.stanzas.length;
-  const request = build({ ...message, model: "" }, `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: parts.triples });
+  const request = build({ ...message, model: "" }, body === undefined ? undefined : `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: parts.triples });
   if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
   return { ok: true, stanzas: [...parts.stanzas, request], note: `model sent in ${n} parts` };
 }

@@ -2,7 +2,7 @@
  * Transitions shared by the rules: deadlines, asking for contributions, and the one way a
  * session ends.
  */
-import { sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
+import { roomSummary, sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
 import { rankProposals } from "./ranking.js";
 import type { Step } from "./step-context.js";
 import type { CompletionStatus, DeadlineKind, Session } from "./types.js";
@@ -33,7 +33,8 @@ export function requestContributions(session: Session, s: Step): void {
       requestedAgents: session.requestedAgents,
       issues: fixRound ? session.fixRequests : null,
     },
-    say.requestBody(session),
+    // A fix round is announced by the validation result's line; its request needs none.
+    fixRound ? undefined : say.requestBody(session),
   );
   setDeadline(session, "contributions", s.now + session.settings.contributionTimeoutMs, s);
 }
@@ -49,9 +50,10 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   s.emit({ kind: "unschedule", sessionId: session.id });
   s.broadcast(
     { type: "SessionComplete", sessionId: session.id, status, solutions: rankProposals(session.proposals), summary, reason },
-    say.completeBody(session),
+    undefined,
   );
-  s.say(summary);
+  // The last line of a session: one short line in the room; the full summary and detail in the log room.
+  s.say(roomSummary(session, s.now));
   s.say(sessionDetail(session, s.now), "log");
   s.emit({ kind: "finished", sessionId: session.id });
   s.log("info", "session complete", { sessionId: session.id, status, reason });

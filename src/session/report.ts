@@ -30,43 +30,64 @@ export function missingAgents(session: Session): string[] {
   return session.expectedAgents.filter((a) => !answered.has(a.toLowerCase()));
 }
 
+/**
+ * Marks a status line in the room as the coordinator's: existing agents skip lines that
+ * start with it, so a line that names an agent does not wake it (PROTOCOL.md, "Addressing").
+ */
+export const STATUS_MARK = "[MFR] ";
+
+/** Longest line the coordinator says in the primary room; detail goes to the log room. */
+export const ROOM_LINE_MAX = 290;
+
 export const sessionWording = {
-  started: (s: Session) =>
-    `Session ${s.id} started: "${clip(s.problem, 200)}"; asking ${s.requestedAgents ? names(s.requestedAgents) : "all agents"} for model contributions; the window closes in ${seconds(s.settings.contributionTimeoutMs)}.`,
+  /** The round-1 request's body: the one line that says a session started. Names no agent. */
   requestBody: (s: Session) =>
-    s.round === 1 ? `Model contribution request for ${s.id}: ${clip(s.problem, 120)}` : `Fix round ${s.round} for ${s.id}: ${names(Object.keys(s.fixRequests))}, please fix your contributions`,
+    clip(
+      `Session ${s.id} started by ${s.startedBy.nick}: "${clip(s.problem, 150)}". Asking ${s.requestedAgents ? plural(s.requestedAgents.length, "chosen agent") : "all agents"} for model contributions, open for ${seconds(s.settings.contributionTimeoutMs)}.`,
+      ROOM_LINE_MAX,
+    ),
   contributionAccepted: (s: Session, c: Contribution, replaced: boolean) =>
-    `contribution ${replaced ? "replaced" : "received"} for ${s.id} (${plural(c.tripleCount, "triple")}: ${describeCounts(c.counts)})${c.requested ? "" : "; you were not asked in this round, but it is accepted and attributed to you"}.`,
+    `Contribution ${replaced ? "replaced" : "received"} for ${s.id}: ${plural(c.tripleCount, "triple")} (${describeCounts(c.counts)}).${c.requested ? "" : " You were not asked in this round, but it is accepted and attributed to you."}`,
+  /** The location is said once: by the parser's message when it has it (model/syntax-error.ts), else here. */
   contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean, refused = false) =>
-    `your contribution to ${s.id} ${refused ? "was refused" : "is not valid Turtle"}${line !== null ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message}. ${kept ? "Your earlier contribution still stands." : "Nothing from you is in the model yet."} Send a corrected one.`,
+    `Your contribution to ${s.id} ${refused ? "was refused" : "is not valid Turtle"}${line !== null && !/\bline \d+/.test(message) ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message.replace(/\.$/, "")}. ${kept ? "Your earlier contribution still stands; send" : "Nothing from you is in the model yet; send"} a corrected one.`,
   heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
-    `the nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
+    `The nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
   contributionWhileValidating: (s: Session, kept: boolean) =>
-    `the model of ${s.id} changed several times while it was being validated, so further changes wait: this contribution was not taken.${kept ? " Your earlier one stands." : ""} If the validation asks for fixes, send it then.`,
+    `The model of ${s.id} changed several times while it was being validated, so further changes wait: this contribution was not taken.${kept ? " Your earlier one stands." : ""} If the validation asks for fixes, send it then.`,
   notAllowed: (s: Session, action: string) =>
-    `only ${s.startedBy.nick}, who started ${s.id}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${s.id}.`,
+    `Only ${s.startedBy.nick}, who started ${s.id}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${s.id}.`,
   cancelledByOther: (s: Session, by: Requester) =>
-    `your session ${s.id} was cancelled by ${by.nick}${by.standing === "moderator" ? " (a room moderator)" : by.standing === "allow-listed" ? " (on mfr:allowCommandsFrom)" : ""}.`,
+    `Your session ${s.id} was cancelled by ${by.nick}${by.standing === "moderator" ? " (a room moderator)" : by.standing === "allow-listed" ? " (on mfr:allowCommandsFrom)" : ""}.`,
   contributionTooLate: (s: Session, readable: boolean) =>
     s.phase === "complete"
       ? `${s.id} is already complete; your contribution was not used.`
-      : `the model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
+      : `The model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
   unknownSession: (id: string | undefined) =>
-    id ? `there is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `that message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
+    id ? `There is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `That message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
   proposalTooEarly: (s: Session) => `${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
   proposalTooLate: (s: Session) => `${s.id} is already complete; your proposal arrived too late to count.`,
   alreadyComplete: (s: Session) => `${s.id} is already complete (${s.completion?.status ?? "done"}).`,
-  validationBody: (s: Session, conforms: boolean, violations: number, warnings: number) =>
-    `Validation of ${s.id}, round ${s.round}: ${conforms ? "the model is sound" : `${plural(violations, "violation")}`}${warnings ? `, ${plural(warnings, "warning")}` : ""}`,
-  solutionRequestBody: (s: Session, triples: number) => `Solution request for ${s.id}: the model (${plural(triples, "triple")}) is validated; please propose solutions.`,
-  fixRound: (s: Session, violations: number) =>
+  /** Said only when the model is not sound: a sound one is announced by the solution request. Names no agent. */
+  violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null) =>
+    clip(
+      `Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` and ${plural(warnings, "warning")}` : ""}; ` +
+        (fixing === null
+          ? `no fix rounds are left (${s.settings.maxFixRounds} allowed).`
+          : `fix round ${s.round - 1} of ${s.settings.maxFixRounds}: ${plural(fixing, "agent")} asked to fix, open for ${seconds(s.settings.contributionTimeoutMs)}.`),
+      ROOM_LINE_MAX,
+    ),
+  solutionRequestBody: (s: Session, triples: number, warnings: number) =>
+    clip(
+      `Session ${s.id}: the model is sound (${plural(triples, "triple")} from ${plural(Object.keys(s.contributions).length, "contributor")}${warnings ? `, ${plural(warnings, "warning")}` : ""}). Asking for solutions, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
+      ROOM_LINE_MAX,
+    ),
+  /** The issues of a fix round, for the log room: who must fix what. */
+  fixDetail: (s: Session) =>
     [
-      `${s.id}: the model has ${plural(violations, "violation")}; asking ${names(Object.keys(s.fixRequests))} to fix ${Object.keys(s.fixRequests).length === 1 ? "it" : "them"} (fix round ${s.round - 1} of ${s.settings.maxFixRounds}, ${seconds(s.settings.contributionTimeoutMs)}).`,
-      ...Object.entries(s.fixRequests)
-        .flatMap(([agent, issues]) => issues.map((issue) => `  ${agent}: ${clip(readable(s, issue), 160)}`))
-        .slice(0, 4),
+      `${s.id}, fix round ${s.round - 1} of ${s.settings.maxFixRounds}:`,
+      ...Object.entries(s.fixRequests).flatMap(([agent, issues]) => issues.map((issue) => `  ${agent}: ${clip(readable(s, issue), 200)}`)),
     ].join("\n"),
-  completeBody: (s: Session) => `Session ${s.id} complete: ${s.completion?.status ?? "?"}`,
 };
 
 function phaseWords(s: Session): string {
@@ -93,17 +114,22 @@ function readable(s: Session, text: string): string {
   return text.split(sessionBaseIri(s.id)).join("");
 }
 
-/** Said when a contribution window closes before everyone expected answered. */
-export function contributionStallReport(s: Session): string {
+/**
+ * Said when a contribution window closes while someone expected has not answered (or sent
+ * something unusable); nothing is said when everyone did. One line, marked as status since
+ * it names agents.
+ */
+export function contributionStallReport(s: Session): string | null {
   const got = contributors(s).filter((c) => c.round === s.round).map((c) => c.agent);
-  const missing = missingAgents(s);
-  const rejected = s.rejected.filter((r) => r.round === s.round).map((r) => r.agent);
-  const lines = [
-    `${s.id}: the ${s.round === 1 ? "contribution" : `fix round ${s.round - 1}`} window closed after ${seconds(s.settings.contributionTimeoutMs)}.`,
-    `Received from: ${names(got)}.${missing.length ? ` Missing: ${names(missing)}.` : ""}${rejected.length ? ` Unparsable: ${names([...new Set(rejected)])}.` : ""}`,
-  ];
-  lines.push(Object.keys(s.contributions).length > 0 ? "Next: merging and validating what arrived." : "Next: nothing to merge, so the session ends.");
-  return lines.join("\n");
+  const rejected = [...new Set(s.rejected.filter((r) => r.round === s.round).map((r) => r.agent))].filter((a) => !got.some((g) => g.toLowerCase() === a.toLowerCase()));
+  const missing = missingAgents(s).filter((a) => !rejected.some((r) => r.toLowerCase() === a.toLowerCase()));
+  if (missing.length === 0 && rejected.length === 0) return null;
+  const window = s.round === 1 ? "contribution window" : `window of fix round ${s.round - 1}`;
+  const next = Object.keys(s.contributions).length > 0 ? "validating what arrived" : "nothing to validate, so the session ends";
+  return clip(
+    `${STATUS_MARK}Session ${s.id}: the ${window} closed; received from ${names(got)}${missing.length ? `, nothing from ${names(missing)}` : ""}${rejected.length ? `, unusable from ${names(rejected)}` : ""}; ${next}.`,
+    ROOM_LINE_MAX,
+  );
 }
 
 /** Why the session failed because nothing was contributed. */
@@ -178,6 +204,28 @@ export function sessionSummary(s: Session, now: number): string {
   return lines.slice(0, SUMMARY_MAX_LINES).join("\n");
 }
 
+/**
+ * The session's last line in the primary room: status, time, the best solution and who
+ * proposed it, under ROOM_LINE_MAX characters. The full summary goes to the log room, in
+ * the SessionComplete, and to `mfr-status <id>`.
+ */
+export function roomSummary(s: Session, now: number): string {
+  const c = s.completion;
+  const head = `${STATUS_MARK}Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}`;
+  const tail = ` Details: mfr-status ${s.id}.`;
+  const best = rankProposals(s.proposals)[0];
+  let outcome: string;
+  if (c?.status === "solved" && best) {
+    const plan = best.solution.plan?.length ? `, a plan of ${plural(best.solution.plan.length, "step")}` : "";
+    const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals met` : "";
+    const others = s.proposals.length > 1 ? ` (${plural(s.proposals.length, "proposal")} in all)` : "";
+    outcome = `: best solution from ${best.agent}${plan}${goals}${others}: "${clip(best.solution.message, 100)}".`;
+  } else {
+    outcome = c?.reason ? `: ${c.reason}` : ".";
+  }
+  return `${clip(`${head}${outcome}`, ROOM_LINE_MAX - tail.length)}${tail}`;
+}
+
 /** Full detail for the log room. */
 export function sessionDetail(s: Session, now: number): string {
   const lines = [sessionSummary(s, now), "", "Detail:"];
@@ -197,8 +245,9 @@ export function sessionDetail(s: Session, now: number): string {
   return lines.join("\n");
 }
 
-/** Answer to `mfr-status <id>`. */
+/** Answer to `mfr-status <id>`: for a finished session, its full summary. */
 export function sessionStatus(s: Session, now: number): string {
+  if (s.completion?.summary) return s.completion.summary;
   const lines = [`${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
   const contribs = contributors(s);
   lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);

@@ -48,7 +48,7 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
   }
 
   if (!existing) {
-    if (input.kind === "contribution" || input.kind === "proposal") s.tell(input.from.nick, say.unknownSession(input.sessionId));
+    if (input.kind === "contribution" || input.kind === "proposal") s.tellAgent(input.from.nick, say.unknownSession(input.sessionId));
     s.log("debug", "input for an unknown session", { sessionId: input.sessionId, kind: input.kind });
     return { state, effects: s.effects };
   }
@@ -138,7 +138,6 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     return session;
   }
   session.requestedAgents = input.requestedAgents;
-  s.say(say.started(session));
   beginCollecting(session, input.requestedAgents, input.expectedAgents, s);
   return session;
 }
@@ -147,12 +146,12 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   const nick = input.from.nick;
   const other = heldByAnother(session, input.from);
   if (other) {
-    s.tell(nick, say.heldByAnother(session, nick, "contribution"));
+    s.tellAgent(nick, say.heldByAnother(session, nick, "contribution"));
     s.log("warn", "contribution under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }
   if (session.phase === "complete" || session.phase === "reasoning") {
-    s.tell(nick, say.contributionTooLate(session, input.check.ok));
+    s.tellAgent(nick, say.contributionTooLate(session, input.check.ok));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
       session.late.push(contributionOf(session, input, input.check, s.now));
     }
@@ -163,7 +162,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   const key = agentKey(session, nick);
   const previous = key ? session.contributions[key] : undefined;
   if (session.phase === "validating" && (session.revalidations ?? 0) >= MAX_REVALIDATIONS) {
-    s.tell(nick, say.contributionWhileValidating(session, previous !== undefined));
+    s.tellAgent(nick, say.contributionWhileValidating(session, previous !== undefined));
     s.log("info", "contribution during a much-restarted validation refused", { sessionId: session.id, agent: nick });
     return;
   }
@@ -173,7 +172,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
     if (session.rejected.length < MAX_REJECTED) {
       session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}: ` : ""}${message}` });
     }
-    s.tell(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
+    s.tellAgent(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
     s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column });
     return;
   }
@@ -182,7 +181,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   if (key && key !== nick) delete session.contributions[key];
   session.contributions[nick] = contribution;
   session.contributionsVersion++;
-  s.tell(nick, say.contributionAccepted(session, contribution, previous !== undefined));
+  s.tellAgent(nick, say.contributionAccepted(session, contribution, previous !== undefined));
   s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined });
 
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
@@ -250,16 +249,18 @@ function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome,
   }
 
   const analysis = outcome.analysis;
-  s.broadcast(validationResult(session, analysis, null), say.validationBody(session, analysis.conforms, analysis.violations, analysis.warnings));
-
+  const result = validationResult(session, analysis, null);
   if (analysis.conforms) {
+    // One event, one line: the solution request says the model is sound.
+    s.broadcast(result, undefined);
     requestSolutions(session, analysis, s);
     return;
   }
   if (session.round <= session.settings.maxFixRounds) {
-    startFixRound(session, analysis, s);
+    startFixRound(session, analysis, result, s);
     return;
   }
+  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, null));
   complete(session, "failed", `${violationsReason(session, analysis.violations)} ${analysis.summary} ${nextStepsAfterViolations()}`, s);
 }
 
@@ -283,7 +284,7 @@ function validationResult(session: Session, analysis: ModelAnalysis | null, erro
   };
 }
 
-function startFixRound(session: Session, analysis: ModelAnalysis, s: Step): void {
+function startFixRound(session: Session, analysis: ModelAnalysis, result: Broadcast, s: Step): void {
   const everyone = Object.keys(session.contributions);
   const issues: Record<string, string[]> = {};
   for (const f of analysis.findings) {
@@ -307,7 +308,9 @@ function startFixRound(session: Session, analysis: ModelAnalysis, s: Step): void
   if (session.invitedAgents !== null) session.invitedAgents = dedupe([...session.invitedAgents, ...Object.keys(issues)]);
   session.expectedAgents = Object.keys(issues);
   session.phase = "collecting";
-  s.emit({ kind: "say", room: "primary", text: say.fixRound(session, analysis.violations) });
+  // The validation result's line announces the fix round; who must fix what goes to the log room.
+  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, Object.keys(issues).length));
+  s.say(say.fixDetail(session), "log");
   requestContributions(session, s);
 }
 
@@ -316,25 +319,25 @@ function requestSolutions(session: Session, analysis: ModelAnalysis, s: Step): v
   session.phase = "reasoning";
   session.solutionRequestedAt = s.now;
   session.solvers = Object.keys(session.contributions);
-  s.broadcast({ type: "SolutionRequest", sessionId: session.id, model: analysis.modelTurtle }, say.solutionRequestBody(session, analysis.tripleCount));
+  s.broadcast({ type: "SolutionRequest", sessionId: session.id, model: analysis.modelTurtle }, say.solutionRequestBody(session, analysis.tripleCount, analysis.warnings));
   setDeadline(session, "reasoning", s.now + session.settings.reasoningTimeoutMs, s);
 }
 
 function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }>, s: Step): void {
   const nick = input.from.nick;
   if (session.phase === "complete") {
-    s.tell(nick, say.proposalTooLate(session));
+    s.tellAgent(nick, say.proposalTooLate(session));
     s.log("info", "proposal after completion ignored", { sessionId: session.id, agent: nick });
     return;
   }
   if (session.phase !== "reasoning") {
-    s.tell(nick, say.proposalTooEarly(session));
+    s.tellAgent(nick, say.proposalTooEarly(session));
     s.log("info", "proposal before the solution request ignored", { sessionId: session.id, agent: nick, phase: session.phase });
     return;
   }
   const other = heldByAnother(session, input.from);
   if (other) {
-    s.tell(nick, say.heldByAnother(session, nick, "proposal"));
+    s.tellAgent(nick, say.heldByAnother(session, nick, "proposal"));
     s.log("warn", "proposal under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }
@@ -366,14 +369,16 @@ function onDeadline(session: Session, at: number, s: Step): void {
     case "selection":
       onSelectionDeadline(session, s);
       return;
-    case "contributions":
-      s.emit({ kind: "say", room: "primary", text: contributionStallReport(session) });
+    case "contributions": {
+      const stalled = contributionStallReport(session);
+      if (stalled) s.say(stalled);
       if (Object.keys(session.contributions).length === 0) {
         complete(session, "failed", noContributionsReason(session), s);
       } else {
         startAnalysis(session, s);
       }
       return;
+    }
     case "validation": {
       session.analysingVersion = null;
       // A ModelValidationResult is always sent, also when the worker never answered.

@@ -1,13 +1,21 @@
 /** Small helpers for text people read: one style of lists, durations and shortening everywhere. */
 
-/** One line, at most `max` characters, ending in … when cut. */
+/** Words shorter than this are never cut; a longer one (an IRI, a hash) may be, as a last resort. */
+const LONGEST_WHOLE_WORD = 30;
+
+/**
+ * One line, at most `max` characters, ending in … when cut. Cuts at a word boundary, never
+ * mid-word, unless the last word is longer than any word people read whole (an IRI).
+ */
 export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat.length <= max) return flat;
   let end = Math.max(1, max - 1);
+  const space = flat.lastIndexOf(" ", end);
+  if (space > 0 && end - space <= LONGEST_WHOLE_WORD) end = space;
   // Never cut a surrogate pair in half: a lone half is a character XML forbids.
   if (isHighSurrogate(flat.charCodeAt(end - 1))) end -= 1;
-  return `${flat.slice(0, end).trimEnd()}…`;
+  return `${flat.slice(0, end).replace(/[\s,;:]+$/, "")}…`;
 }
 
 function isHighSurrogate(codeUnit: number): boolean {

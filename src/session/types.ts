@@ -282,10 +282,14 @@ export type Broadcast =
     };
 
 export type Effect =
-  /** A protocol message to the primary room, with a one-line body for people. */
-  | { kind: "broadcast"; message: Broadcast; body: string }
-  /** A short answer addressed to one participant in the primary room (`nick: text`). */
-  | { kind: "tell"; nick: string; text: string }
+  /** A protocol message to the primary room, with a one-line body for people where one is due. */
+  | { kind: "broadcast"; message: Broadcast; body: string | undefined }
+  /**
+   * A short answer for one participant. `privately`: for an agent, as a private message
+   * (existing agents take a room line starting with their nick as a command); otherwise
+   * said in the primary room as `nick: text`, which is how people are addressed.
+   */
+  | { kind: "tell"; nick: string; text: string; privately?: true }
   /** Human text for the primary room (or the log room for full detail). */
   | { kind: "say"; room: "primary" | "log"; text: string }
   /** Run parse + merge + validate off the event loop and answer with an `analysis` input. */

@@ -64,13 +64,23 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         groupchat(effect.room === "primary" ? ctx.room : ctx.logRoom, effect.text, `say ${effect.room}`);
         break;
       case "tell":
-        groupchat(ctx.room, `${effect.nick}: ${effect.text}`, "tell");
+        if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(ctx.room, effect.nick, effect.text), what: "tell privately" });
+        else groupchat(ctx.room, `${effect.nick}: ${effect.text}`, "tell");
         break;
       default:
         break;
     }
   }
   return { outgoing, notes };
+}
+
+/**
+ * A private message to a room occupant (XEP-0045 §7.5): what one agent alone must read.
+ * Existing agents run a room line that starts with their nick as a command, and answer
+ * every line that mentions them.
+ */
+export function privateMessage(room: string, nick: string, text: string): Element {
+  return encodeMessage({ to: `${room}/${nick}`, type: "chat", body: text });
 }
 
 /** A stanza's fingerprint in the sent-record: what was sent, without keeping it twice. */

@@ -7,7 +7,6 @@ import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
-import { encodeMessage } from "../protocol/codec.js";
 import { maxStatementWireBytes } from "../protocol/model-parts.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
@@ -17,7 +16,7 @@ import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Re
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
-import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+import { privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
 
 /** The model work the host needs; ModelWorker provides it (a fake may, in tests). */
@@ -197,8 +196,7 @@ export class SessionHost {
     const archived = this.options.journal.archivedSession(sessionId);
     if (!archived) return false;
     this.options.log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
-    const stanza = encodeMessage({ to: this.options.render.room, type: "groupchat", body: `${from.nick}: ${answer(archived)}` });
-    this.queueSend({ sessionId, stanza, what: "tell" }, undefined);
+    this.queueSend({ sessionId, stanza: privateMessage(this.options.render.room, from.nick, answer(archived)), what: "tell privately" }, undefined);
     return true;
   }
 

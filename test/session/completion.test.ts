@@ -29,9 +29,15 @@ function expectCompletion(effects: Effect[], sessionId: string, status: Completi
   const kinds = visible(effects).map((e) => e.kind);
   expect(kinds.indexOf("unschedule")).toBeLessThan(kinds.lastIndexOf("broadcast"));
   expect(kinds[kinds.length - 1]).toBe("finished");
-  // The primary room reads the same summary as the SessionComplete carries.
-  expect(says(effects, "primary").map((s) => s.text)).toContain(done.summary);
+  // The primary room's last line is one short status line; the full summary the SessionComplete
+  // carries goes to the log room, with the detail.
+  const primary = says(effects, "primary");
+  const last = primary[primary.length - 1]?.text ?? "";
+  expect(last).toMatch(new RegExp(`^\\[MFR\\] Session ${sessionId} ${status} after `));
+  expect(last.length).toBeLessThan(300);
+  expect(last).not.toContain("\n");
   expect(says(effects, "log")).toHaveLength(1);
+  expect(says(effects, "log")[0]?.text).toContain(done.summary);
   return done;
 }
 

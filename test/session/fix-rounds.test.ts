@@ -45,9 +45,14 @@ describe("fix rounds", () => {
     expect(s.round).toBe(2);
     expect(s.expectedAgents).toEqual(["alice", "bob"]);
     expect(ofKind(effects, "schedule")).toEqual([{ kind: "schedule", sessionId: "s1", at: d.now + 30_000 }]);
-    expect(says(effects, "primary")[0]?.text).toContain("fix round 1 of 2");
-    // The validation result came first, and there is no completion.
+    // The validation result came first and announces the fix round in its one line; the
+    // fix-round request needs no line of its own; who fixes what goes to the log room.
+    const [result, fixRequest] = ofKind(effects, "broadcast");
     expect(ofKind(effects, "broadcast").map((b) => b.message.type)).toEqual(["ModelValidationResult", "ModelContributionRequest"]);
+    expect(result?.body).toBe("Session s1: the model has 3 violations and 1 warning; fix round 1 of 2: 2 agents asked to fix, open for 30 s.");
+    expect(fixRequest?.body).toBeUndefined();
+    expect(says(effects, "primary")).toEqual([]);
+    expect(says(effects, "log")[0]?.text).toContain("alice: Entity has no mfr:entityType (urn:e1, mfr:entityType)");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);
   });
 
@@ -90,7 +95,7 @@ describe("fix rounds", () => {
     expect(ofKind(effects, "analyse")).toEqual([]);
     // At the deadline the window closes with what there is.
     const closed = d.expire();
-    expect(says(closed, "primary")[0]?.text).toContain("Missing: alice");
+    expect(says(closed, "primary")[0]?.text).toBe("[MFR] Session s1: the window of fix round 1 closed; received from bob, nothing from alice; validating what arrived.");
     expect(ofKind(closed, "analyse")).toHaveLength(1);
   });
 

@@ -72,7 +72,7 @@ describe("who may steer a session", () => {
     const d = new Driver();
     d.start({ by: dana });
     const effects = d.feed({ kind: "cancel", sessionId: "s1", by: bob });
-    expect(tells(effects, "bob")[0]?.text).toBe("only dana, who started s1, a room moderator, or someone on mfr:allowCommandsFrom may cancel s1.");
+    expect(tells(effects, "bob")[0]?.text).toBe("Only dana, who started s1, a room moderator, or someone on mfr:allowCommandsFrom may cancel s1.");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);
     expect(d.session().phase).toBe("collecting");
   });
@@ -82,7 +82,7 @@ describe("who may steer a session", () => {
     d.start({ by: dana });
     const effects = d.feed({ kind: "cancel", sessionId: "s1", by: { ...bob, standing: "moderator" } });
     expect(broadcasts(effects, "SessionComplete")[0]?.status).toBe("cancelled");
-    expect(tells(effects, "dana")[0]?.text).toBe("your session s1 was cancelled by bob (a room moderator).");
+    expect(tells(effects, "dana")[0]?.text).toBe("Your session s1 was cancelled by bob (a room moderator).");
   });
 
   it("the starter cancels without being told about it; a renamed starter is still the starter", () => {
@@ -97,7 +97,7 @@ describe("who may steer a session", () => {
     const d = new Driver();
     d.start({ by: dana });
     const effects = d.feed({ kind: "cancel", sessionId: "s1", by: { nick: "dana", jid: undefined, identity: "nick:dana#2" } });
-    expect(tells(effects, "dana")[0]?.text).toMatch(/^only dana, who started s1/);
+    expect(tells(effects, "dana")[0]?.text).toMatch(/^Only dana, who started s1/);
     expect(d.session().phase).toBe("collecting");
   });
 

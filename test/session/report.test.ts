@@ -157,8 +157,10 @@ describe("sessionStatus", () => {
     d.start();
     d.cancel();
     const status = sessionStatus(d.session(), d.now);
-    expect(status).toContain("complete (cancelled)");
-    expect(status).toContain("Ended: cancelled (Cancelled by dana.)");
+    // A finished session answers with its full summary.
+    expect(status).toBe(d.session().completion?.summary);
+    expect(status).toMatch(/^Session s1 cancelled after /);
+    expect(status).toContain("Why: Cancelled by dana.");
     expect(status).not.toContain("Time left");
   });
 });

@@ -85,7 +85,7 @@ describe("selection from the catalog, with clarification", () => {
     expect(question).toContain('answer with "use 1,3"');
     expect(broadcasts(effects, "ModelContributionRequest")).toHaveLength(0);
 
-    expect(tells(d.feed({ kind: "choice", sessionId: "s1", by: who("mallory"), choice: [1] }), "mallory")[0]?.text).toContain("only dana");
+    expect(tells(d.feed({ kind: "choice", sessionId: "s1", by: who("mallory"), choice: [1] }), "mallory")[0]?.text).toContain("Only dana");
     expect(tells(d.feed({ kind: "choice", sessionId: "s1", by: HUMAN, choice: [1, 7] }), "dana")[0]?.text).toContain("there is no 7");
     const chosenEffects = d.feed({ kind: "choice", sessionId: "s1", by: HUMAN, choice: [1, 3] });
     expect(onlyBroadcast(chosenEffects, "ModelContributionRequest").requestedAgents).toEqual(["Prolog", "Data"]);
@@ -169,7 +169,7 @@ describe("selection and the rest of the session", () => {
     const d = new Driver();
     d.start({ choose: { method: "catalog", outcome: chosen(["Prolog"]) } });
     const extra = d.contribute("s1", "Mistral");
-    expect(tells(extra, "Mistral")[0]?.text).toContain("you were not asked");
+    expect(tells(extra, "Mistral")[0]?.text).toContain("You were not asked");
     expect(d.session().phase).toBe("collecting");
     d.contribute("s1", "Prolog");
     expect(d.session().phase).toBe("validating");

@@ -34,10 +34,11 @@ describe("start", () => {
     expect(s.problem).toBe(startInput().problem);
     expect(s.completion).toBeNull();
 
-    const started = says(effects, "primary");
-    expect(started).toHaveLength(1);
-    expect(started[0]?.text).toContain("s1");
-    expect(started[0]?.text).toMatch(/started/i);
+    // One event, one line: the request's body is the line that says the session started.
+    expect(says(effects, "primary")).toHaveLength(0);
+    const started = ofKind(effects, "broadcast")[0]?.body ?? "";
+    expect(started).toMatch(/^Session s1 started by dana: "Move three crates/);
+    expect(started).toContain("open for 45 s");
 
     const request = onlyBroadcast(effects, "ModelContributionRequest");
     expect(request).toMatchObject({ sessionId: "s1", round: 1, requestedAgents: null, issues: null, problemDescription: startInput().problem });
@@ -53,7 +54,10 @@ describe("start", () => {
     expect(onlyBroadcast(effects, "ModelContributionRequest").requestedAgents).toEqual(["prolog", "mistral"]);
     // Only the chosen agents are waited for.
     expect(d.session().expectedAgents).toEqual(["prolog", "mistral"]);
-    expect(says(effects, "primary")[0]?.text).toContain("prolog and mistral");
+    // The line names no agent: existing agents answer any line that mentions their nick.
+    const line = ofKind(effects, "broadcast")[0]?.body ?? "";
+    expect(line).toContain("Asking 2 chosen agents");
+    expect(line).not.toMatch(/prolog|mistral/i);
   });
 
   it("ignores a second start with the same id", () => {
