@@ -217,17 +217,16 @@ export class Coordinator {
 
   /** Size and rate limits, applied before anything is parsed further. */
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
-    const who = context.from.name;
     const rate = this.flood.admit(context.from.rateKey, this.now());
     if (rate !== "ok") {
       this.log.warn({ sender: context.from.label, first: rate === "throttled-first" }, "sender throttled");
-      if (rate === "throttled-first") await this.reply(context.replyTo, wording.throttled(who));
+      if (rate === "throttled-first") await this.replyPrivately(context, wording.throttled());
       return false;
     }
     const bytes = Buffer.byteLength(stanza.toString(), "utf8");
     if (bytes > this.config.limits.maxInboundBytes) {
       this.log.warn({ sender: context.from.label, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
-      await this.reply(context.replyTo, wording.tooLarge(who, bytes, this.config.limits.maxInboundBytes));
+      await this.replyPrivately(context, wording.tooLarge(bytes, this.config.limits.maxInboundBytes));
       return false;
     }
     return true;
@@ -328,7 +327,7 @@ export class Coordinator {
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
       if (last === undefined || this.now() - last > AGENT_REFUSAL_QUIET_MS) {
         this.agentRefusedAt.set(key, this.now());
-        await this.reply(context.replyTo, wording.agentCommandRefused(context.from.name));
+        await this.replyPrivately(context, wording.agentCommandRefused());
       }
       return false;
     }
@@ -433,6 +432,19 @@ export class Coordinator {
     if (last !== undefined && this.now() - last < AGENT_REFUSAL_QUIET_MS) return false;
     this.chatterAnsweredAt.set(key, this.now());
     return true;
+  }
+
+  /**
+   * An answer about the sender's own input (too fast, too large, an agent's command): to a
+   * room occupant privately, since the sender may be an agent, which would take a room line
+   * starting with its nick as a command; to a 1:1 sender in that chat.
+   */
+  private async replyPrivately(context: InboundContext, text: string): Promise<void> {
+    const m = context.message;
+    const via = m.kind === "room" ? { room: m.room, nick: m.nick } : m.viaRoom;
+    if (!via) return this.reply(context.replyTo, text);
+    const result = await this.connection.send(privateMessage(via.room, via.nick, text));
+    if (result === "refused") this.log.error({ sender: context.from.label }, "private answer not sent: over the stanza limit");
   }
 
   /** What one agent alone must read goes privately (see `privateMessage`). */

@@ -8,12 +8,11 @@ export const wording = {
   usage: (m: CommandMisuse) => `Usage: ${m.usage}`,
   notUnderstood: () => `I did not understand that. Say "help" for the commands I know.`,
   notYetAvailable: (usage: string) => `"${usage.split(" ")[0]}" is not available in this version yet. Say "help" for what works now.`,
-  agentCommandRefused: (nick: string) =>
-    `${nick}: I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,
+  agentCommandRefused: () =>
+    `I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,
   occupantsOnly: () => `Only occupants of the room can do that. Join the room first.`,
-  throttled: (who: string) => `${who}: you are sending too fast; I will ignore your messages for a little while.`,
-  tooLarge: (who: string, bytes: number, limit: number) =>
-    `${who}: your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
+  throttled: () => `You are sending too fast; I will ignore your messages for a little while.`,
+  tooLarge: (bytes: number, limit: number) => `Your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
   noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
   problemTooLarge: (bytes: number, max: number) =>
     `That problem is ${formatBytes(bytes)} as I would send it; a problem may take at most ${formatBytes(max)}, so that every request quoting it fits in one message. No session was started: shorten the problem and put the detail in a model contribution.`,

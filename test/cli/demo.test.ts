@@ -9,8 +9,9 @@ describe("npm run demo (the main job)", () => {
     const out = run.stdout;
     expect(out).toContain("--- room transcript");
     expect(out).toMatch(/\[ModelContributionRequest\]/);
-    expect(out).toMatch(/the model has 1 violation; asking planner to fix it/);
-    expect(out).toMatch(/Fix round 2 for .*\[ModelContributionRequest\]/);
+    expect(out).toMatch(/the model has 1 violation; fix round 1 of 2: 1 agent asked to fix/);
+    // The fix-round request needs no line of its own: the validation result announced it.
+    expect(out).toMatch(/Coordinator {4}\[ModelContributionRequest\]/);
     expect(out).toMatch(/\[SolutionRequest\]/);
     expect(out).toMatch(/Final summary \(solved\):\nSession \S+ solved after/);
     expect(out).toContain("Best solution, from modeler");

@@ -17,7 +17,7 @@ const kit = roomKit(server, afterThis);
 const TIMEOUTS = "mfr:contributionTimeout 30000 ; mfr:debateTimeout 30000 ;";
 
 const notAllowed = (room: string, nick: string, sessionId: string, action: string) =>
-  said(room, `${nick}: only alice, who started ${sessionId}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${sessionId}.`);
+  said(room, `${nick}: Only alice, who started ${sessionId}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${sessionId}.`);
 
 const PROFILES = {
   "executor.ttl": `@prefix agent: <https://tensegrity.it/vocab/agent#> .
@@ -57,7 +57,7 @@ describe("authority over sessions in a real room", () => {
     const complete = json(await alice.waitForMessage(negotiation("SessionComplete", sessionId)));
     expect(complete.status).toBe("cancelled");
     expect(complete.reason).toBe("Cancelled by owner.");
-    await alice.waitForMessage(said(room, `alice: your session ${sessionId} was cancelled by owner (a room moderator).`));
+    await alice.waitForMessage(said(room, `alice: Your session ${sessionId} was cancelled by owner (a room moderator).`));
   });
 
   it("a real JID on mfr:allowCommandsFrom may cancel; a room that hides that JID does not let its nick stand for it", async () => {
@@ -77,7 +77,7 @@ describe("authority over sessions in a real room", () => {
     await carol.sendChat(coordinator.jid, `mfr-cancel ${sessionId}`);
     const complete = json(await alice.waitForMessage(negotiation("SessionComplete", sessionId)));
     expect(complete.status).toBe("cancelled");
-    await alice.waitForMessage(said(room, `alice: your session ${sessionId} was cancelled by ${carolAccount.jid} (on mfr:allowCommandsFrom).`));
+    await alice.waitForMessage(said(room, `alice: Your session ${sessionId} was cancelled by ${carolAccount.jid} (on mfr:allowCommandsFrom).`));
   });
 
   it("in a room that shows real JIDs (the coordinator created it), an allow-listed JID cancels from the room", async () => {
@@ -95,7 +95,7 @@ describe("authority over sessions in a real room", () => {
     await bob.waitForMessage(notAllowed(room, "bob", sessionId, "cancel"));
     await carol.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
     expect(json(await alice.waitForMessage(negotiation("SessionComplete", sessionId))).status).toBe("cancelled");
-    await alice.waitForMessage(said(room, `alice: your session ${sessionId} was cancelled by carol (on mfr:allowCommandsFrom).`));
+    await alice.waitForMessage(said(room, `alice: Your session ${sessionId} was cancelled by carol (on mfr:allowCommandsFrom).`));
   });
 
   it("approve and reject from someone other than the starter are refused; the starter's approve is taken", async () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { uniqueRoom, useTestProsody } from "../support/prosody.js";
-import { expectStillServing, json, negotiation, roomKit, said, startSession } from "../support/room-kit.js";
+import { expectStillServing, json, negotiation, roomKit, said, startSession, toldPrivately } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, type ScriptedAgent } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
@@ -33,7 +33,7 @@ async function sessionWithModelerIn(mfrConfig = TIMEOUTS) {
   const planner = await kit.agent(room, "planner", {}, { coordinator });
   const sessionId = await startSession(alice, room, "Deliver goods from the depot to the warehouse");
   await modeler.contribute(sessionId, MODELER_TURTLE);
-  await modeler.peer.waitForMessage(said(room, `modeler: contribution received for ${sessionId}`));
+  await modeler.peer.waitForMessage(toldPrivately(room, `Contribution received for ${sessionId}`));
   return { room, coordinator, alice, modeler, planner, sessionId };
 }
 
@@ -68,8 +68,8 @@ describe("bounds at the edge, over a real room", () => {
     // Over our 224 KiB, under Prosody's 256 KiB: the server delivers it, so the refusal is ours.
     const padding = `# ${"x".repeat(230 * 1024)}\n`;
     await s.modeler.contribute(s.sessionId, `${MODELER_TURTLE_REPLACED}${padding}`);
-    const refusal = await s.modeler.peer.waitForMessage(said(s.room, "modeler: your message of "));
-    expect(refusal.body).toMatch(/^modeler: your message of 2\d\d\.\d KiB is over my limit of 224\.0 KiB and was not read\.$/);
+    const refusal = await s.modeler.peer.waitForMessage(toldPrivately(s.room, "Your message of "));
+    expect(refusal.body).toMatch(/^Your message of 2\d\d\.\d KiB is over my limit of 224\.0 KiB and was not read\.$/);
     await s.coordinator.waitForLog((l) => l.msg === "message over the inbound size limit" && l.limit === 224 * 1024);
     expectConnected(s.modeler);
 
@@ -89,8 +89,8 @@ describe("bounds at the edge, over a real room", () => {
     const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
     const content = `{"messageType":"${MFR}SolutionProposal","sessionId":"${s.sessionId}","solution":{"success":true,"message":"The deep one.","extra":${deep}}}`;
     await s.modeler.peer.sendGroupchat(s.room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content } });
-    const reply = await s.modeler.peer.waitForMessage(said(s.room, "modeler: I could not read your ModelNegotiation message: "));
-    expect(reply.body).toMatch(/^modeler: I could not read your ModelNegotiation message: solution\.extra\.a\.a\.a\.a… is nested deeper than 32 levels\. Nothing was changed\.$/);
+    const reply = await s.modeler.peer.waitForMessage(toldPrivately(s.room, "I could not read your ModelNegotiation message: "));
+    expect(reply.body).toMatch(/^I could not read your ModelNegotiation message: solution\.extra\.a\.a\.a\.a… is nested deeper than 32 levels\. Nothing was changed\.$/);
     expect(s.coordinator.logs.filter((l) => l.msg === "proposal received" && l.agent === "modeler")).toHaveLength(1);
     expectConnected(s.modeler);
 
@@ -127,9 +127,9 @@ describe("bounds at the edge, over a real room", () => {
     const s = await sessionWithModelerIn(`${TIMEOUTS} mfr:maxStanzaBytes 20000 ;`);
     const huge = "w".repeat(30_000);
     await s.modeler.contribute(s.sessionId, `${MODELER_TURTLE_REPLACED}<#truck> <http://www.w3.org/2000/01/rdf-schema#comment> "${huge}" .\n`);
-    const reply = await s.modeler.peer.waitForMessage(said(s.room, `modeler: your contribution to ${s.sessionId} was refused: one statement `));
+    const reply = await s.modeler.peer.waitForMessage(toldPrivately(s.room, `Your contribution to ${s.sessionId} was refused: one statement `));
     expect(reply.body).toMatch(/one statement \(subject <[^>]*truck>, predicate <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#comment>\) is 29\.\d KiB as it would be sent, more than the [\d.]+ KiB one part of a model can carry/);
-    expect(reply.body).toContain("Your earlier contribution still stands.");
+    expect(reply.body).toContain("Your earlier contribution still stands;");
     expectConnected(s.modeler);
 
     const model = await plannerCompletesModel(s);
@@ -140,11 +140,11 @@ describe("bounds at the edge, over a real room", () => {
 
   it("an empty or comment-only contribution is refused and never replaces an earlier one", async () => {
     const s = await sessionWithModelerIn();
-    const refused = `modeler: your contribution to ${s.sessionId} was refused: it holds no statements (empty, or only comments/prefixes). Your earlier contribution still stands.`;
+    const refused = `Your contribution to ${s.sessionId} was refused: it holds no statements (empty, or only comments/prefixes). Your earlier contribution still stands; send a corrected one.`;
     await s.modeler.contribute(s.sessionId, "");
-    await s.modeler.peer.waitForMessage(said(s.room, refused));
+    await s.modeler.peer.waitForMessage(toldPrivately(s.room, refused));
     await s.modeler.contribute(s.sessionId, "# the truck is now a boat\n@prefix mfr: <http://purl.org/stuff/mfr/> .\n");
-    await s.modeler.peer.waitForMessage(said(s.room, refused));
+    await s.modeler.peer.waitForMessage(toldPrivately(s.room, refused));
     expectConnected(s.modeler);
 
     await s.alice.sendGroupchat(s.room, { body: `mfr-status ${s.sessionId}` });

@@ -19,6 +19,7 @@ import {
   roomKit,
   said,
   startSession,
+  toldPrivately,
 } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE } from "../support/scripted-agent.js";
 
@@ -33,7 +34,7 @@ const IMPOSTOR_TURTLE = `@prefix mfr: <http://purl.org/stuff/mfr/> .
 const MODELER_TURTLE_REVISED = MODELER_TURTLE.replace('"Truck 1"', '"Truck 2"');
 
 const heldByAnother = (room: string, nick: string, sessionId: string, what: "contribution" | "proposal") => (m: ReceivedMessage) =>
-  said(room, `${nick}: the nick ${nick} sent to ${sessionId} earlier as someone else`)(m) && (m.body ?? "").includes(`this ${what} was not accepted and theirs stands`);
+  toldPrivately(room, `The nick ${nick} sent to ${sessionId} earlier as someone else`)(m) && (m.body ?? "").includes(`this ${what} was not accepted and theirs stands`);
 
 interface Mode {
   occupantIds: boolean;
@@ -90,7 +91,7 @@ function identityScenarios(mode: Mode): void {
     const planner = await kit.agent(room, "planner", {}, { coordinator });
     const sessionId = await startSession(alice, room, "Deliver goods from the depot to the warehouse");
     await modeler.contribute(sessionId, MODELER_TURTLE);
-    await modeler.peer.waitForMessage(said(room, `modeler: contribution received for ${sessionId}`));
+    await modeler.peer.waitForMessage(toldPrivately(room, `Contribution received for ${sessionId}`));
 
     // The modeler leaves; someone else takes its nick.
     await leaveRoom(modeler.peer, room, "modeler");
@@ -124,7 +125,7 @@ function identityScenarios(mode: Mode): void {
     const planner = await kit.agent(room, "planner", {}, { coordinator });
     const sessionId = await startSession(alice, room, "Deliver goods");
     await modeler.contribute(sessionId, MODELER_TURTLE);
-    await modeler.peer.waitForMessage(said(room, `modeler: contribution received for ${sessionId}`));
+    await modeler.peer.waitForMessage(toldPrivately(room, `Contribution received for ${sessionId}`));
 
     await changeNick(modeler.peer, room, "modeler", "helper");
     // The room shows ordinary occupants (the coordinator, the planner) no real JID: only the
@@ -132,7 +133,7 @@ function identityScenarios(mode: Mode): void {
     const seen = await planner.peer.waitForPresence((p) => p.attrs.from === `${room}/helper` && !p.attrs.type);
     expect(mucOf(seen).jid).toBeUndefined();
     await modeler.peer.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
-    await modeler.peer.waitForMessage(said(room, "helper: I take commands from people, not from agents"));
+    await modeler.peer.waitForMessage(toldPrivately(room, "I take commands from people, not from agents"));
     await coordinator.waitForLog((l) => l.msg === "command from an agent refused" && l.command === "cancel");
 
     await alice.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
@@ -155,7 +156,7 @@ function identityScenarios(mode: Mode): void {
     for (let i = 0; i < 8; i++) await flooder.sendGroupchat(room, { body: "help" });
     for (let i = 0; i < 8; i++) await flooder.waitForMessage(echo("flooder"));
     for (let i = 0; i < 6; i++) await flooder.waitForMessage(helpAnswer(room));
-    await flooder.waitForMessage(said(room, "flooder: you are sending too fast"));
+    await flooder.waitForMessage(toldPrivately(room, "You are sending too fast"));
 
     await changeNick(flooder, room, "flooder", "fresh-face");
     const before = coordinator.logs.length;
@@ -170,7 +171,9 @@ function identityScenarios(mode: Mode): void {
     await new Promise((r) => setTimeout(r, 300));
 
     expect(alice.messages.filter(helpAnswer(room))).toHaveLength(7);
-    expect(alice.messages.filter(said(room, /you are sending too fast/))).toHaveLength(1);
+    // One notice, to the flooder alone, and none again after the rename.
+    expect(flooder.messages.filter(toldPrivately(room, /You are sending too fast/))).toHaveLength(1);
+    expect(alice.messages.filter(said(room, /sending too fast/))).toEqual([]);
     const throttled = coordinator.logs.slice(before).filter((l) => l.msg === "sender throttled");
     expect(throttled).toHaveLength(4);
     for (const l of throttled) expect(String(l.sender)).toMatch(/^fresh-face \(/);
@@ -186,12 +189,12 @@ function identityScenarios(mode: Mode): void {
       const planner = await kit.agent(room, "planner", {}, { coordinator });
       const sessionId = await startSession(alice, room, "Deliver goods");
       await modeler.contribute(sessionId, MODELER_TURTLE);
-      await modeler.peer.waitForMessage(said(room, `modeler: contribution received for ${sessionId}`));
+      await modeler.peer.waitForMessage(toldPrivately(room, `Contribution received for ${sessionId}`));
 
       await leaveRoom(modeler.peer, room, "modeler");
       await modeler.peer.joinRoom(room, "modeler");
       await modeler.contribute(sessionId, MODELER_TURTLE_REVISED);
-      if (mode.occupantIds) await modeler.peer.waitForMessage(said(room, `modeler: contribution replaced for ${sessionId}`));
+      if (mode.occupantIds) await modeler.peer.waitForMessage(toldPrivately(room, `Contribution replaced for ${sessionId}`));
       else await modeler.peer.waitForMessage(heldByAnother(room, "modeler", sessionId, "contribution"));
 
       await planner.contribute(sessionId, PLANNER_TURTLE);

@@ -7,6 +7,7 @@ import { runCli } from "../support/cli.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
+import { toldPrivately } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
@@ -56,7 +57,7 @@ describe("sessions survive a kill -9 of the coordinator", () => {
       planner: { solution: () => GOOD_SOLUTION },
     });
     const sessionId = await start(human, room);
-    await human.waitForMessage(byCoordinator(room, /^modeler: contribution received/));
+    await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
     await crashAndRestart();
 
     await agents.planner?.contribute(sessionId, PLANNER_TURTLE);
@@ -123,10 +124,10 @@ describe("sessions survive a kill -9 of the coordinator", () => {
       silent: {},
     });
     const sessionId = await start(human, room);
-    await human.waitForMessage(byCoordinator(room, /^modeler: contribution received/));
+    await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
     await crashAndRestart(2500);
-    const report = await human.waitForMessage(byCoordinator(room, new RegExp(`^${sessionId}: the contribution window closed`)), 5000);
-    expect(report.body).toContain("Missing: silent");
+    const report = await human.waitForMessage(byCoordinator(room, new RegExp(`^\\[MFR\\] Session ${sessionId}: the contribution window closed`)), 5000);
+    expect(report.body).toContain("nothing from silent");
     const complete = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
     expect(json(complete).status).toBe("solved");
     expect(agents.modeler?.requests).toHaveLength(1);

@@ -2,6 +2,7 @@ import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
+import { toldPrivately } from "../support/room-kit.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -64,10 +65,13 @@ describe("MFR sessions over a real room", () => {
     const solutions = body.solutions as Array<{ agent: string; success: boolean }>;
     expect(solutions.map((s) => s.agent)).toEqual(["modeler", "planner"]);
     expect(solutions[0]?.success).toBe(true);
-    const summary = await human.waitForMessage((m) => m.type === "groupchat" && !m.payload && (m.body ?? "").startsWith(`Session ${sessionId} solved`));
-    expect(summary.body).toContain("modeler: 3 entities, 1 action");
-    expect(summary.body).toContain("drive(truck, depot, warehouse)");
-    expect((summary.body ?? "").split("\n").length).toBeLessThanOrEqual(15);
+    // The room gets one short line; the full summary travels in the SessionComplete.
+    const summary = await human.waitForMessage((m) => m.type === "groupchat" && !m.payload && (m.body ?? "").startsWith(`[MFR] Session ${sessionId} solved`));
+    expect(summary.body).toContain("best solution from modeler");
+    expect((summary.body ?? "").length).toBeLessThan(300);
+    expect(String(body.summary)).toContain("modeler: 3 entities, 1 action");
+    expect(String(body.summary)).toContain("drive(truck, depot, warehouse)");
+    expect(String(body.summary).split("\n").length).toBeLessThanOrEqual(15);
   });
 
   it("a fix round: the responsible agent is asked to fix, fixes, and the session is solved", async () => {
@@ -94,21 +98,24 @@ describe("MFR sessions over a real room", () => {
     await new Promise((r) => setTimeout(r, 200));
     const sessionId = await startSession(human, room, "Deliver goods");
     await modeler.contribute(sessionId, '@prefix mfr: <http://purl.org/stuff/mfr/> .\n<#a> a mfr:Entity ;\n  mfr:entityType "Vehicle ;\n');
-    const complaint = await modeler.peer.waitForMessage((m) => (m.body ?? "").startsWith("modeler: your contribution") && (m.body ?? "").includes("not valid Turtle"));
+    const complaint = await modeler.peer.waitForMessage(toldPrivately(room, `Your contribution to ${sessionId} is not valid Turtle`));
+    // The location is said once, in one readable line.
     expect(complaint.body).toMatch(/line \d+/);
+    expect((complaint.body ?? "").match(/line \d+/g)).toHaveLength(1);
+    expect(complaint.body).not.toContain("\n");
     await modeler.contribute(sessionId, MODELER_TURTLE);
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
     expect(json(complete).status).toBe("solved");
   });
 
-  it("no contributions: a stall report, then SessionComplete failed with the reason", async () => {
+  it("no contributions: SessionComplete failed, and one line in the room says why", async () => {
     const { room, human } = await setUp("mfr:contributionTimeout 800 ;");
     const sessionId = await startSession(human, room, "Nobody will answer");
-    const report = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}: the contribution window closed`));
-    expect(report.body).toContain("Next: nothing to merge");
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("failed");
     expect(String(json(complete).reason)).toContain("No usable model contribution");
+    const summary = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId} failed after `));
+    expect(summary.body).toContain("No usable model contribution");
   });
 
   it("no solutions: failed, with who was asked and why each failed", async () => {
@@ -156,7 +163,7 @@ describe("MFR sessions over a real room", () => {
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("cancelled");
     await late.propose(sessionId, GOOD_SOLUTION);
-    const polite = await late.peer.waitForMessage((m) => (m.body ?? "").startsWith("late:") && (m.body ?? "").includes("already complete"));
+    const polite = await late.peer.waitForMessage(toldPrivately(room, `${sessionId} is already complete`));
     expect(polite.body).toContain("too late");
     await new Promise((r) => setTimeout(r, 300));
     expect(human.messages.filter(negotiation("SessionComplete", sessionId))).toHaveLength(1);
@@ -167,11 +174,11 @@ describe("MFR sessions over a real room", () => {
     const modeler = await agent(room, "modeler", { contribution: () => MODELER_TURTLE });
     await new Promise((r) => setTimeout(r, 200));
     const sessionId = await startSession(human, room, "Robustness");
-    await modeler.peer.waitForMessage((m) => (m.body ?? "").startsWith(`modeler: contribution received for ${sessionId}`));
+    await modeler.peer.waitForMessage(toldPrivately(room, `Contribution received for ${sessionId}`));
     await modeler.contribute("no-such-session", MODELER_TURTLE);
-    await modeler.peer.waitForMessage((m) => (m.body ?? "").includes('there is no session "no-such-session"'));
+    await modeler.peer.waitForMessage(toldPrivately(room, 'There is no session "no-such-session"'));
     await modeler.peer.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ broken" } });
-    await modeler.peer.waitForMessage((m) => (m.body ?? "").includes("I could not read your ModelNegotiation message"));
+    await modeler.peer.waitForMessage(toldPrivately(room, "I could not read your ModelNegotiation message"));
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
     const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}:`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
@@ -209,8 +216,33 @@ describe("MFR sessions over a real room", () => {
     expect(detail.body).toContain(`Session ${sessionId} solved`);
     expect(detail.body).toMatch(/- validation round 1: /);
     expect(detail.body).toMatch(/- proposal from modeler: success/);
-    const summary = human.messages.find((m) => m.from === `${room}/Coordinator` && (m.body ?? "").startsWith(`Session ${sessionId} solved`));
+    const summary = human.messages.find((m) => m.from === `${room}/Coordinator` && (m.body ?? "").startsWith(`[MFR] Session ${sessionId} solved`));
     expect(summary?.body).not.toContain("Detail:");
+  });
+
+  it("a clean session is a short room: at most 6 coordinator lines, each under 300 characters, the summary last, none waking an agent", async () => {
+    const { room, human } = await setUp();
+    const modeler = await agent(room, "modeler", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200));
+    const from = human.messages.length;
+    const sessionId = await startSession(human, room, "Deliver goods from the depot to the warehouse with one truck");
+    await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    const summary = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId} solved`));
+    await new Promise((r) => setTimeout(r, 300));
+    // What a person sees in the room: the coordinator's groupchat messages that have a body.
+    const lines = human.messages.slice(from).filter((m) => m.from === `${room}/Coordinator` && m.type === "groupchat" && m.body !== undefined);
+    if (process.env.MFR_PRINT_FIGURES) console.log(`clean session: ${lines.length} lines in the room\n${lines.map((m) => `  ${m.body ?? ""}`).join("\n")}`);
+    expect(lines.length).toBeLessThanOrEqual(6);
+    for (const m of lines) {
+      expect((m.body ?? "").length).toBeLessThan(300);
+      expect(m.body).not.toContain("\n");
+      // A line that names the agent is marked as status, which existing agents skip.
+      if (/modeler/i.test(m.body ?? "")) expect(m.body).toMatch(/^\[MFR\] /);
+    }
+    expect(lines.at(-1)).toBe(summary);
+    // The agent heard about its own contribution privately, not as "modeler: …" in the room.
+    expect(modeler.peer.messages.filter(toldPrivately(room, `Contribution received for ${sessionId}`))).toHaveLength(1);
+    expect(human.messages.filter((m) => /^modeler[:,]/i.test(m.body ?? ""))).toEqual([]);
   });
 
   itReplaysEveryLoggedSessionAsSent();

@@ -22,6 +22,8 @@ async function peerIn(room: string, nick: string): Promise<TestPeer> {
 }
 
 const fromNick = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "groupchat";
+/** An answer about the sender's own input comes privately: the sender may be an agent. */
+const privatelyFrom = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "chat";
 
 describe("the coordinator in a real room", () => {
   it("joins the room and answers help there and in 1:1 chat, and mfr-list", async () => {
@@ -90,8 +92,8 @@ describe("the coordinator in a real room", () => {
       await agent.sendGroupchat(room, { payload: { mode: Mode.HumanChat, mime: "text/plain", content: "status" } });
     }
     await bot.sendGroupchat(room, { body: "mfr-list" });
-    const refusal = await bot.waitForMessage(fromNick(room, "Coordinator"));
-    expect(refusal.body).toMatch(/bot: I take commands from people, not from agents/);
+    const refusal = await bot.waitForMessage(privatelyFrom(room, "Coordinator"));
+    expect(refusal.body).toMatch(/^I take commands from people, not from agents/);
 
     await trusted.sendGroupchat(room, { body: "mfr-list" });
     const answer = await trusted.waitForMessage((m) => fromNick(room, "Coordinator")(m) && /No sessions/.test(m.body ?? ""));
@@ -104,15 +106,15 @@ describe("the coordinator in a real room", () => {
     const mallory = await peerIn(room, "mallory");
 
     await mallory.sendGroupchat(room, { body: `mfr-start ${"x".repeat(8000)}` });
-    const tooLarge = await mallory.waitForMessage(fromNick(room, "Coordinator"));
+    const tooLarge = await mallory.waitForMessage(privatelyFrom(room, "Coordinator"));
     expect(tooLarge.body).toMatch(/over my limit of 4\.0 KiB/);
 
     await mallory.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ not json" } });
     await mallory.sendGroupchat(room, { payload: { mode: "urn:nonsense", mime: "x/y", content: "<<>>&" } });
 
     for (let i = 0; i < 25; i++) await mallory.sendGroupchat(room, { body: "mfr-list" });
-    const throttled = await mallory.waitForMessage((m) => fromNick(room, "Coordinator")(m) && /too fast/.test(m.body ?? ""));
-    expect(throttled.body).toContain("mallory");
+    const throttled = await mallory.waitForMessage((m) => privatelyFrom(room, "Coordinator")(m) && /too fast/.test(m.body ?? ""));
+    expect(throttled.body).toMatch(/^You are sending too fast/);
 
     // Others are unaffected and the process is still alive.
     const alice = await peerIn(room, "alice");

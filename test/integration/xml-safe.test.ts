@@ -68,7 +68,7 @@ describe("XML-safe output over a real server", () => {
 
     // A syntax error on a line holding the escapes: the reply quotes the offending token, decoded.
     await modeler.contribute(first, `@prefix mfr: <http://purl.org/stuff/mfr/> .\n<#a> a mfr:Entity ;\n  mfr:entityType "${TURTLE_ESCAPED}" mfr:entityType .\n`);
-    const complaint = await modeler.peer.waitForMessage((m) => (m.body ?? "").startsWith("modeler: your contribution") && (m.body ?? "").includes("not valid Turtle"));
+    const complaint = await modeler.peer.waitForMessage((m) => m.type === "chat" && (m.body ?? "").startsWith("Your contribution") && (m.body ?? "").includes("not valid Turtle"));
     expect(complaint.body).toMatch(/line 3/);
     expect(complaint.body).toContain("\uFFFD".repeat(TURTLE_CHARS.length));
 
@@ -82,8 +82,8 @@ describe("XML-safe output over a real server", () => {
     // JSON escapes: an unknown session id, an unknown message type, and a proposal whose
     // message, plan, bindings and an extra field carry every forbidden character.
     await sendJson({ messageType: `${MFR}SolutionProposal`, sessionId: "\u0001", solution: GOOD_SOLUTION });
-    const unknown = await modeler.peer.waitForMessage((m) => (m.body ?? "").includes("there is no session"));
-    expect(unknown.body).toContain('there is no session "\uFFFD"');
+    const unknown = await modeler.peer.waitForMessage((m) => (m.body ?? "").includes("There is no session"));
+    expect(unknown.body).toContain('There is no session "\uFFFD"');
     await sendJson({ messageType: `${MFR}Other${ALL_FORBIDDEN}`, sessionId: first });
     const proposal = {
       success: true,

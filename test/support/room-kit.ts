@@ -41,6 +41,16 @@ export const said = (room: string, text: string | RegExp) => (m: ReceivedMessage
   !m.payload &&
   (typeof text === "string" ? (m.body ?? "").startsWith(text) : text.test(m.body ?? ""));
 
+/**
+ * What the coordinator told one occupant privately (a private message through the room):
+ * how answers to agents travel, since agents take a room line that starts with their nick
+ * as a command.
+ */
+export const toldPrivately = (room: string, text: string | RegExp) => (m: ReceivedMessage) =>
+  m.from === `${room}/${COORDINATOR_NICK}` &&
+  m.type === "chat" &&
+  (typeof text === "string" ? (m.body ?? "").startsWith(text) : text.test(m.body ?? ""));
+
 /** The coordinator's answer to `help` in the room. */
 export const helpAnswer = (room: string) => said(room, `${COORDINATOR_NICK} runs Model-First Reasoning sessions.`);
 
