@@ -102,6 +102,7 @@ export class Coordinator {
         maxFixRounds: this.config.mfr.maxFixRounds,
         maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
         debateTimeoutMs: this.config.mfr.debateTimeoutMs,
+        quietPeriodMs: this.config.mfr.quietPeriodMs,
       },
       maxLiveSessions: this.config.limits.maxLiveSessions,
       maxLiveSessionsPerPerson: this.config.limits.maxLiveSessionsPerPerson,

@@ -90,6 +90,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       validationTimeoutMs: values.validationTimeoutMs ?? DEFAULTS.validationTimeoutMs,
       reasoningTimeoutMs: values.reasoningTimeoutMs ?? DEFAULTS.reasoningTimeoutMs,
       debateTimeoutMs: values.debateTimeoutMs ?? DEFAULTS.debateTimeoutMs,
+      quietPeriodMs: values.quietPeriodMs ?? DEFAULTS.quietPeriodMs,
       enableDebate: values.enableDebate ?? DEFAULTS.enableDebate,
       maxFixRounds: values.maxFixRounds ?? DEFAULTS.maxFixRounds,
       chairNick: values.chairNick ?? DEFAULTS.chairNick,

@@ -33,6 +33,7 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("validationTimeoutMs", "mfr", MFR, "mfr", "validationTimeout", "integer"),
   prop("reasoningTimeoutMs", "mfr", MFR, "mfr", "reasoningTimeout", "integer"),
   prop("debateTimeoutMs", "mfr", MFR, "mfr", "debateTimeout", "integer"),
+  prop("quietPeriodMs", "mfr", MFR, "mfr", "quietPeriod", "integer"),
   prop("enableDebate", "mfr", MFR, "mfr", "enableDebate", "boolean"),
   prop("maxFixRounds", "mfr", MFR, "mfr", "maxFixRounds", "integer"),
   prop("chairNick", "mfr", MFR, "mfr", "chairNick", "string"),

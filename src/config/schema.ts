@@ -25,6 +25,8 @@ export const MfrSettingsSchema = z.object({
   validationTimeoutMs: positiveMs,
   reasoningTimeoutMs: positiveMs,
   debateTimeoutMs: positiveMs,
+  /** After the first answer in a window, this long without a new one closes it early. */
+  quietPeriodMs: positiveMs,
   enableDebate: z.boolean(),
   maxFixRounds: z.number().int().min(0, "0 or more fix rounds").max(10, "at most 10 fix rounds"),
   chairNick: z.string().min(1, "the Chair agent's nick"),
@@ -82,6 +84,7 @@ export const DEFAULTS = {
   validationTimeoutMs: 10_000,
   reasoningTimeoutMs: 60_000,
   debateTimeoutMs: 60_000,
+  quietPeriodMs: 5_000,
   enableDebate: true,
   maxFixRounds: 2,
   chairNick: "Chair",

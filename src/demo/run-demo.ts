@@ -107,6 +107,7 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
       validationTimeoutMs: DEFAULTS.validationTimeoutMs,
       reasoningTimeoutMs: 15_000,
       debateTimeoutMs: DEFAULTS.debateTimeoutMs,
+      quietPeriodMs: DEFAULTS.quietPeriodMs,
       enableDebate: false,
       maxFixRounds: DEFAULTS.maxFixRounds,
       chairNick: DEFAULTS.chairNick,

@@ -4,8 +4,12 @@
  * The shell supplies the facts (identity keys, standing in the room); the rules live here,
  * so a replay of the log decides exactly as live did.
  */
-import { sameAgent } from "./lifecycle.js";
 import type { Participant, Requester, Session } from "./types.js";
+
+/** Agent nicks compare case-insensitively, as existing agents and people write them. */
+export function sameAgent(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
 
 /** Same person: by identity key where both have one, else by real JID, else by nick. */
 export function sameParticipant(a: Participant, b: Participant): boolean {

@@ -4,13 +4,14 @@
  */
 import { roomSummary, sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
 import { rankProposals } from "./ranking.js";
-import type { Step } from "./step-context.js";
-import type { CompletionStatus, DeadlineKind, Session } from "./types.js";
+import { sameAgent } from "./identity.js";
+import { openWindow, setDeadline } from "./windows.js";
 
-export function setDeadline(session: Session, kind: DeadlineKind, at: number, s: Step): void {
-  session.deadline = { kind, at };
-  s.emit({ kind: "schedule", sessionId: session.id, at });
-}
+// Where these rules used to live; kept as re-exports so callers need not know.
+export { sameAgent, setDeadline };
+import type { Step } from "./step-context.js";
+import type { CompletionStatus, Session } from "./types.js";
+
 
 /** Enters the contribution window of round 1 with the chosen agents (null: everyone). */
 export function beginCollecting(session: Session, agents: string[] | null, expected: string[], s: Step): void {
@@ -36,7 +37,7 @@ export function requestContributions(session: Session, s: Step): void {
     // A fix round is announced by the validation result's line; its request needs none.
     fixRound ? undefined : say.requestBody(session),
   );
-  setDeadline(session, "contributions", s.now + session.settings.contributionTimeoutMs, s);
+  openWindow(session, "contributions", session.settings.contributionTimeoutMs, s);
 }
 
 /** The one way a session ends: SessionComplete goes out exactly once. */
@@ -59,9 +60,6 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   s.log("info", "session complete", { sessionId: session.id, status, reason });
 }
 
-export function sameAgent(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
-}
 
 export function dedupe(list: readonly string[]): string[] {
   const seen = new Set<string>();

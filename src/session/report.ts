@@ -4,6 +4,7 @@
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
+import { missingAgents, missingProposers } from "./windows.js";
 import { goalsSatisfied, rankProposals } from "./ranking.js";
 import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 
@@ -24,11 +25,6 @@ function contributors(session: Session): Contribution[] {
   return Object.values(session.contributions).sort((a, b) => a.receivedAt - b.receivedAt);
 }
 
-/** Agents asked in the current round who have not answered in it. */
-export function missingAgents(session: Session): string[] {
-  const answered = new Set(contributors(session).filter((c) => c.round === session.round).map((c) => c.agent.toLowerCase()));
-  return session.expectedAgents.filter((a) => !answered.has(a.toLowerCase()));
-}
 
 /**
  * Marks a status line in the room as the coordinator's: existing agents skip lines that
@@ -251,8 +247,6 @@ export function sessionStatus(s: Session, now: number): string {
   const lines = [`${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
   const contribs = contributors(s);
   lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);
-  const missing = s.phase === "collecting" ? missingAgents(s) : [];
-  if (missing.length) lines.push(`Waiting for: ${names(missing)}.`);
   const last = s.validations[s.validations.length - 1];
   lines.push(
     last
@@ -262,9 +256,36 @@ export function sessionStatus(s: Session, now: number): string {
       : "Validation: not yet.",
   );
   if (s.phase === "reasoning") lines.push(`Proposals: ${s.proposals.length} of ${s.solvers.length} asked.`);
-  if (s.deadline) lines.push(`Time left in this phase: ${seconds(Math.max(0, s.deadline.at - now))}.`);
+  const waiting = waitingLine(s, now);
+  if (waiting) lines.push(waiting);
   if (s.completion) lines.push(`Ended: ${s.completion.status}${s.completion.reason ? ` (${clip(s.completion.reason, 200)})` : ""}.`);
   return lines.join("\n");
+}
+
+/** What a running session waits for, from whom, and until when (the window's timeout, or a quiet period). */
+function waitingLine(s: Session, now: number): string | null {
+  if (!s.deadline) return null;
+  const clock = new Date(s.deadline.at).toISOString().slice(11, 19);
+  const until = `until ${clock} UTC (${seconds(Math.max(0, s.deadline.at - now))} left)`;
+  const quiet = s.settings.quietPeriodMs;
+  switch (s.phase) {
+    case "collecting": {
+      const missing = missingAgents(s);
+      const answered = Object.values(s.contributions).some((c) => c.round === s.round);
+      const from = missing.length ? `contributions from ${names(missing)}` : s.expectedAgents.length ? "nothing more: everyone expected answered" : "contributions from any agent";
+      return `Waiting for: ${from}, ${until}${quiet && !answered ? `; after the first answer, ${seconds(quiet)} without a new one closes the window` : ""}.`;
+    }
+    case "reasoning": {
+      const missing = missingProposers(s);
+      return `Waiting for: solutions from ${missing.length ? names(missing) : "any solver"}, ${until}${quiet && s.proposals.length === 0 ? `; after the first proposal, ${seconds(quiet)} without a new one closes the window` : ""}.`;
+    }
+    case "validating":
+      return `Waiting for: the model check, ${until}.`;
+    case "selecting":
+      return `Waiting for: ${phaseWords(s)}, ${until}.`;
+    case "complete":
+      return null;
+  }
 }
 
 /** One line of `mfr-list`. */

@@ -4,7 +4,6 @@
  */
 import {
   contributionStallReport,
-  missingAgents,
   noContributionsReason,
   noSolutionReason,
   nextStepsAfterViolations,
@@ -15,6 +14,7 @@ import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
+import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
@@ -129,6 +129,7 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     solvers: [],
     proposals: [],
     deadline: null,
+    ...(input.expectedProposers ? { expectedProposers: input.expectedProposers } : {}),
     completion: null,
   };
   s.log("info", "session started", { sessionId: session.id, by: input.by.nick, choose: input.choose?.method ?? null });
@@ -187,6 +188,8 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
     s.log("info", "every expected agent has contributed; merging early", { sessionId: session.id, round: session.round });
     startAnalysis(session, s);
+  } else if (session.phase === "collecting") {
+    answerArrived(session, s);
   }
   // In `validating`, the newer version is picked up when the running analysis returns.
 }
@@ -319,8 +322,9 @@ function requestSolutions(session: Session, analysis: ModelAnalysis, s: Step): v
   session.phase = "reasoning";
   session.solutionRequestedAt = s.now;
   session.solvers = Object.keys(session.contributions);
+  session.awaitedProposers = awaitedProposers(session);
   s.broadcast({ type: "SolutionRequest", sessionId: session.id, model: analysis.modelTurtle }, say.solutionRequestBody(session, analysis.tripleCount, analysis.warnings));
-  setDeadline(session, "reasoning", s.now + session.settings.reasoningTimeoutMs, s);
+  openWindow(session, "reasoning", session.settings.reasoningTimeoutMs, s);
 }
 
 function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }>, s: Step): void {
@@ -347,9 +351,11 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
   else session.proposals.push(proposal);
   s.log("info", "proposal received", { sessionId: session.id, agent: nick, success: input.solution.success, replaced: index >= 0 });
 
-  const proposed = new Set(session.proposals.map((p) => p.agent.toLowerCase()));
-  if (session.solvers.length > 0 && session.solvers.every((a) => proposed.has(a.toLowerCase()))) {
+  const awaited = session.awaitedProposers ?? session.solvers;
+  if (awaited.length > 0 && missingProposers(session).length === 0) {
     finishReasoning(session, s);
+  } else {
+    answerArrived(session, s);
   }
 }
 

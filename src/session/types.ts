@@ -25,6 +25,12 @@ export interface SessionSettings {
   maxTriplesPerContribution: number;
   /** How long choosing agents may take: the debate, a clarification, an approval. */
   debateTimeoutMs: number;
+  /**
+   * After the first answer in a contribution or solution window, this long without a new
+   * one closes the window early (the timeout stays the upper bound). Absent in logs written
+   * before it existed: then only the timeout and "everyone expected answered" close a window.
+   */
+  quietPeriodMs?: number;
 }
 
 /** Someone in the room, as identified by the shell. */
@@ -208,6 +214,15 @@ export interface Session {
   solvers: string[];
   proposals: Proposal[];
   deadline: Deadline | null;
+  /** Agents known to answer SolutionRequests, from the start input; null or absent: unknown. */
+  expectedProposers?: string[] | null;
+  /** When the open contribution or solution window times out at the latest (its upper bound). */
+  windowEndsAt?: number | null;
+  /**
+   * Agents whose proposals close the solution window early once all have answered: those
+   * known to answer SolutionRequests, or every contributor when that is not known.
+   */
+  awaitedProposers?: string[];
   completion: Completion | null;
 }
 
@@ -229,6 +244,8 @@ export type Input =
         | { method: "catalog"; outcome: SelectionOutcome };
       /** Agents (among those that may be asked) that act in the world and need a person's approval. */
       approvalRequired?: string[];
+      /** Agents known to answer SolutionRequests (from earlier sessions); null or absent: unknown. */
+      expectedProposers?: string[] | null;
     }
   /** A line of the Chair's debate, already parsed; consensus names already resolved against the catalog. */
   | {

@@ -1,0 +1,50 @@
+/**
+ * When the contribution and solution windows close: at their timeout at the latest; early
+ * once everyone expected has answered; and early after a quiet period without a new answer,
+ * counted from the first answer (so agents that think for a while before anyone answers are
+ * not cut off, while a window does not wait its full timeout for agents that never answer).
+ */
+import { sameAgent } from "./identity.js";
+import type { Step } from "./step-context.js";
+import type { DeadlineKind, Session } from "./types.js";
+
+/** The session's one pending deadline (the shell arms a timer for it). */
+export function setDeadline(session: Session, kind: DeadlineKind, at: number, s: Step): void {
+  session.deadline = { kind, at };
+  s.emit({ kind: "schedule", sessionId: session.id, at });
+}
+
+/** Opens a contribution or solution window that times out `timeoutMs` from now. */
+export function openWindow(session: Session, kind: "contributions" | "reasoning", timeoutMs: number, s: Step): void {
+  session.windowEndsAt = s.now + timeoutMs;
+  setDeadline(session, kind, session.windowEndsAt, s);
+}
+
+/** An answer arrived in the open window: a quiet period from now closes it, unless its timeout comes first. */
+export function answerArrived(session: Session, s: Step): void {
+  const quiet = session.settings.quietPeriodMs;
+  const deadline = session.deadline;
+  if (!quiet || !deadline || (deadline.kind !== "contributions" && deadline.kind !== "reasoning")) return;
+  const at = Math.min(session.windowEndsAt ?? deadline.at, s.now + quiet);
+  if (at !== deadline.at) setDeadline(session, deadline.kind, at, s);
+}
+
+/** Agents asked in the current round who have not answered in it. */
+export function missingAgents(session: Session): string[] {
+  const answered = Object.values(session.contributions)
+    .filter((c) => c.round === session.round)
+    .map((c) => c.agent);
+  return session.expectedAgents.filter((a) => !answered.some((b) => sameAgent(a, b)));
+}
+
+/** Agents whose proposals the solution window waits for: those known to propose, else every contributor. */
+export function awaitedProposers(session: Session): string[] {
+  const known = session.expectedProposers;
+  if (!known) return session.solvers;
+  return session.solvers.filter((a) => known.some((k) => sameAgent(k, a)));
+}
+
+/** Awaited proposers that have not proposed yet. */
+export function missingProposers(session: Session): string[] {
+  return (session.awaitedProposers ?? session.solvers).filter((a) => !session.proposals.some((p) => sameAgent(p.agent, a)));
+}
