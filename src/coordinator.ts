@@ -208,7 +208,8 @@ export class Coordinator {
     const previous = this.identitiesNoted.get(room);
     if (previous && previous.occupantIds === identities.occupantIds && previous.realJids === identities.realJids) return;
     this.identitiesNoted.set(room, identities);
-    const basis = identities.occupantIds ? "occupant ids (XEP-0421)" : identities.realJids ? "real JIDs" : "nicks only";
+    // Real JIDs first, as identities go (see xmpp/occupant-identity.ts).
+    const basis = identities.realJids ? "real JIDs" : identities.occupantIds ? "occupant ids (XEP-0421)" : "nicks only";
     const log = identities.occupantIds || identities.realJids ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);
     log({ room, ...identities, basis }, `room identities: ${wording.identityBasis(identities)}`);
   }
