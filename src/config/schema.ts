@@ -78,7 +78,8 @@ export const ConfigSchema = z
       maxCount: z.number().int().positive("a positive number of sessions"),
     }),
     logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
-    phaseRooms: PhaseRoomsSchema,
+    // None unless given, so a configuration built in code (the demo) need not mention them.
+    phaseRooms: PhaseRoomsSchema.default({ construct: null, validate: null, reason: null }),
   })
   .superRefine((config, ctx) => {
     // A phase room that is the primary or log room would get every message twice, and the
