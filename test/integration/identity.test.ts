@@ -152,10 +152,13 @@ function identityScenarios(mode: Mode): void {
     const flooder = await kit.person(room, "flooder");
     const echo = (nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.body === "help";
 
+    const flooding = coordinator.logs.length;
     for (let i = 0; i < 8; i++) await flooder.sendGroupchat(room, { body: "help" });
     for (let i = 0; i < 8; i++) await flooder.waitForMessage(echo("flooder"));
     for (let i = 0; i < 6; i++) await flooder.waitForMessage(helpAnswer(room));
     await flooder.waitForMessage(said(room, "flooder: you are sending too fast"));
+    // stdout lags XMPP: wait for the log lines of the two messages throttled before the rename, so neither is counted after it.
+    await coordinator.waitForLogCount((l) => l.msg === "sender throttled", 2, 5000, flooding);
 
     await changeNick(flooder, room, "flooder", "fresh-face");
     const before = coordinator.logs.length;
