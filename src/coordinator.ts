@@ -11,6 +11,7 @@ import { problemFits, proposalFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
+import { renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
 import { participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
 import { privateMessage } from "./shell/outgoing.js";
@@ -90,11 +91,7 @@ export class Coordinator {
     });
     this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
     this.sessions = new SessionHost({
-      render: {
-        room: bareJid(this.config.room),
-        logRoom: this.config.logRoom ? bareJid(this.config.logRoom) : undefined,
-        maxStanzaBytes: this.config.limits.maxStanzaBytes,
-      },
+      render: renderContextOf(this.config),
       settings: {
         contributionTimeoutMs: this.config.mfr.contributionTimeoutMs,
         validationTimeoutMs: this.config.mfr.validationTimeoutMs,
@@ -143,7 +140,19 @@ export class Coordinator {
     void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1, maxStatementBytes: 1, skolemBase: "urn:mfr:warm-up/" });
     await this.rooms.enter(this.config.room, this.config.nick);
     if (this.config.logRoom) await this.rooms.enter(this.config.logRoom, this.config.nick);
+    // Entered rooms are rejoined after every reconnect, so the phase rooms come back with the others.
+    for (const room of this.phaseRoomJids()) await this.rooms.enter(room, this.config.nick);
     await this.connection.start();
+  }
+
+  /** The MFR phase rooms (agent:mfrRooms), each once: two phases may share a room. */
+  private phaseRoomJids(): string[] {
+    return [...new Set(Object.values(this.config.phaseRooms).flatMap((jid) => (jid ? [bareJid(jid)] : [])))];
+  }
+
+  /** Where agents may contribute and propose: the primary room and the phase rooms (not the log room, which is for people). */
+  private isProtocolRoom(room: string): boolean {
+    return room === bareJid(this.config.room) || this.phaseRoomJids().includes(room);
   }
 
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
@@ -211,9 +220,15 @@ export class Coordinator {
     const previous = this.identitiesNoted.get(room);
     if (previous && previous.occupantIds === identities.occupantIds && previous.realJids === identities.realJids) return;
     this.identitiesNoted.set(room, identities);
-    const basis = identities.occupantIds ? "occupant ids (XEP-0421)" : identities.realJids ? "real JIDs" : "nicks only";
+    // Real JIDs first, as identities go (see xmpp/occupant-identity.ts).
+    const basis = identities.realJids ? "real JIDs" : identities.occupantIds ? "occupant ids (XEP-0421)" : "nicks only";
     const log = identities.occupantIds || identities.realJids ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);
     log({ room, ...identities, basis }, `room identities: ${wording.identityBasis(identities)}`);
+    if (this.phaseRoomJids().length > 0 && this.isProtocolRoom(room) && identities.occupantIds && !identities.realJids) {
+      // Occupant ids are made per room (XEP-0421), so only a real JID links one agent's
+      // contribution in one of our rooms to its proposal in another.
+      this.log.warn({ room }, "this room gives occupant ids but no real JIDs: an agent that contributes in one of my rooms and proposes in another counts as two; make me a moderator here, or let me create the room");
+    }
   }
 
   /** Size and rate limits, applied before anything is parsed further. */
@@ -238,8 +253,8 @@ export class Coordinator {
     if (!payload) return;
     const { message } = context;
     const sender = context.from.identity;
-    if (message.kind !== "room" || message.room !== bareJid(this.config.room)) {
-      this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message outside the primary room ignored");
+    if (message.kind !== "room" || !this.isProtocolRoom(message.room)) {
+      this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message outside the primary and phase rooms ignored");
       return;
     }
     const sessionId = context.decoded.siblings.sessionId || undefined;
@@ -344,7 +359,7 @@ export class Coordinator {
     if (context.message.viaRoom) return true;
     const jid = context.from.identity.realJid;
     if (isListed(context.from.identity, this.config.commandAllowList)) return true;
-    return jid !== undefined && this.rooms.occupants(this.config.room).some((o) => o.realJid === jid);
+    return jid !== undefined && this.rooms.roomJids().some((room) => this.rooms.occupants(room).some((o) => o.realJid === jid));
   }
 
   private async runCommand(command: Command, context: InboundContext): Promise<void> {

@@ -27,6 +27,9 @@ const ENV_OVERRIDES: ReadonlyArray<{ variable: string; key: string }> = [
   { variable: "XMPP_USERNAME", key: "username" },
   { variable: "MFR_ROOM", key: "room" },
   { variable: "MFR_LOG_ROOM", key: "logRoom" },
+  { variable: "MFR_CONSTRUCT_ROOM", key: "constructRoom" },
+  { variable: "MFR_VALIDATE_ROOM", key: "validateRoom" },
+  { variable: "MFR_REASON_ROOM", key: "reasonRoom" },
   { variable: "MFR_NICK", key: "nick" },
   { variable: "MFR_DATA_DIR", key: "dataDir" },
 ];
@@ -114,13 +117,19 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       maxCount: values.retentionMaxCount ?? DEFAULTS.retentionMaxCount,
     },
     logLevel,
+    phaseRooms: {
+      construct: values.constructRoom ?? null,
+      validate: values.validateRoom ?? null,
+      reason: values.reasonRoom ?? null,
+    },
   };
 
   const parsed = ConfigSchema.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path ?? [];
-    const key = String(path[path.length - 1] ?? "config");
+    // The phase rooms sit under `phaseRooms.construct` …; the profile and the environment call them `constructRoom` ….
+    const key = path[0] === "phaseRooms" && path.length === 2 ? `${String(path[1])}Room` : String(path[path.length - 1] ?? "config");
     const where = sourceOf.get(key === "password" ? "password" : key) ?? (key in DEFAULTS ? "default" : profilePath);
     const got = valueAt(candidate, path);
     const missing = got === undefined || got === null;

@@ -1,7 +1,7 @@
 import { AGENT, FOAF, MFR, XMPP_VOCAB } from "../protocol/vocab.js";
 
-/** Where in the profile a property lives: on the agent node, its XMPP account, or its MFR settings. */
-export type ProfileNode = "agent" | "account" | "mfr";
+/** Where in the profile a property lives: on the agent node, its XMPP account, its MFR settings, or its MFR phase rooms. */
+export type ProfileNode = "agent" | "account" | "mfr" | "rooms";
 export type ValueKind = "string" | "integer" | "boolean" | "strings";
 
 export interface ProfileProperty {
@@ -23,6 +23,10 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("nick", "agent", FOAF, "foaf", "nick", "string"),
   prop("room", "agent", AGENT, "agent", "roomJid", "string"),
   prop("logRoom", "agent", AGENT, "agent", "logRoomJid", "string"),
+  // The form existing MFR agents use: agent:mfrRooms [ mfr:constructRoom "…" ; mfr:validateRoom "…" ; mfr:reasonRoom "…" ].
+  prop("constructRoom", "rooms", MFR, "mfr", "constructRoom", "string"),
+  prop("validateRoom", "rooms", MFR, "mfr", "validateRoom", "string"),
+  prop("reasonRoom", "rooms", MFR, "mfr", "reasonRoom", "string"),
   prop("service", "account", XMPP_VOCAB, "xmpp", "service", "string"),
   prop("domain", "account", XMPP_VOCAB, "xmpp", "domain", "string"),
   prop("username", "account", XMPP_VOCAB, "xmpp", "username", "string"),
@@ -53,6 +57,7 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
 
 export const XMPP_ACCOUNT = `${AGENT}xmppAccount`;
 export const MFR_CONFIG = `${AGENT}mfrConfig`;
+export const MFR_ROOMS = `${AGENT}mfrRooms`;
 
 /** Namespaces whose unknown properties are checked for typos; others (dcterms, schema, lng…) are left alone. */
 export const CHECKED_NAMESPACES: Readonly<Record<string, string>> = {

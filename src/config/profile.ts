@@ -5,6 +5,7 @@ import { ConfigError, shown } from "./errors.js";
 import {
   CHECKED_NAMESPACES,
   MFR_CONFIG,
+  MFR_ROOMS,
   PROFILE_PROPERTIES,
   XMPP_ACCOUNT,
   curieOf,
@@ -41,9 +42,11 @@ export function parseProfile(text: string, path: string): ProfileValues {
     agent: agentNode,
     account: objectOf(quads, agentNode, XMPP_ACCOUNT),
     mfr: objectOf(quads, agentNode, MFR_CONFIG),
+    rooms: roomsNodeOf(quads, agentNode, path),
   };
 
   checkForTypos(quads, nodes, path);
+  checkPhaseRoomsPlacement(quads, nodes, path);
 
   const values: ProfileValues = {};
   for (const property of PROFILE_PROPERTIES) {
@@ -63,6 +66,28 @@ function findAgentNode(quads: Quad[], path: string): Term {
     throw new ConfigError(path, "agent:xmppAccount", "is missing: expected one agent node with agent:xmppAccount [ xmpp:service …; xmpp:domain …; xmpp:username …; xmpp:passwordKey … ]");
   }
   throw new ConfigError(path, "agent:xmppAccount", "expected exactly one agent node with an XMPP account", `${subjects.length}`);
+}
+
+/** `agent:mfrRooms` must be a node holding the room properties; a plain JID there would be silently ignored. */
+function roomsNodeOf(quads: Quad[], agentNode: Term, path: string): Term | undefined {
+  const node = objectOf(quads, agentNode, MFR_ROOMS);
+  if (node?.termType === "Literal") {
+    throw new ConfigError(path, "agent:mfrRooms", 'expected a node such as [ mfr:constructRoom "construct@conference.example" ; mfr:reasonRoom "reason@conference.example" ]', shown(node.value));
+  }
+  return node;
+}
+
+/**
+ * A phase room written on the agent node or inside agent:mfrConfig is a known property in
+ * the wrong place: reading nothing there would quietly leave the phase without its room.
+ */
+function checkPhaseRoomsPlacement(quads: Quad[], nodes: Record<ProfileNode, Term | undefined>, path: string): void {
+  const roomProperties = PROFILE_PROPERTIES.filter((p) => p.node === "rooms");
+  for (const [where, node] of Object.entries(nodes) as Array<[ProfileNode, Term | undefined]>) {
+    if (!node || where === "rooms" || (nodes.rooms && node.equals(nodes.rooms))) continue;
+    const misplaced = roomProperties.find((p) => quads.some((q) => q.subject.equals(node) && q.predicate.value === p.iri));
+    if (misplaced) throw new ConfigError(path, misplaced.curie, "belongs inside agent:mfrRooms [ … ] on the agent node");
+  }
 }
 
 function objectOf(quads: Quad[], subject: Term, predicate: string): Term | undefined {
@@ -106,7 +131,7 @@ function readValue(property: ProfileProperty, objects: Term[], path: string): st
  * certainly a typo; failing on it beats silently running with a default.
  */
 function checkForTypos(quads: Quad[], nodes: Record<ProfileNode, Term | undefined>, path: string): void {
-  const known = new Set([...PROFILE_PROPERTIES.map((p) => p.iri), XMPP_ACCOUNT, MFR_CONFIG]);
+  const known = new Set([...PROFILE_PROPERTIES.map((p) => p.iri), XMPP_ACCOUNT, MFR_CONFIG, MFR_ROOMS]);
   const candidates = [...known];
   for (const node of Object.values(nodes)) {
     if (!node) continue;

@@ -47,34 +47,63 @@ export const LimitsSchema = z.object({
   messagesPerMinute: z.number().int().positive(),
 });
 
-export const ConfigSchema = z.object({
-  profilePath: z.string(),
-  secretsPath: z.string().nullable(),
-  nick: z.string().min(1, "the coordinator's room nick").regex(/^[^\s/]/, "a nick that does not start with a space or /"),
-  xmpp: XmppAccountSchema,
-  room: bareJid,
-  logRoom: bareJid.nullable(),
-  mfr: MfrSettingsSchema,
-  limits: LimitsSchema,
-  /** Agent nicks (or bare JIDs) whose commands are obeyed; all other agents' commands are refused. */
-  commandAllowList: z.array(z.string().min(1)),
-  /** When non-empty, only these nicks (or bare JIDs) may send protocol input. */
-  protocolAllowList: z.array(z.string().min(1)),
-  dataDir: z.string().min(1),
-  /** Where the profiles of peer agents (the catalog) are read from. */
-  agentsDir: z.string().min(1),
-  /** Archived sessions older than this, or beyond the newest `maxCount`, are pruned. */
-  retention: z.object({
-    maxAgeDays: z.number().int().positive("a positive number of days"),
-    maxCount: z.number().int().positive("a positive number of sessions"),
-  }),
-  logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
+/**
+ * The MFR phase rooms (agent:mfrRooms): each also receives its phase's protocol messages,
+ * and agents there may contribute and propose. Two phases may share a room.
+ */
+export const PhaseRoomsSchema = z.object({
+  construct: bareJid.nullable(),
+  validate: bareJid.nullable(),
+  reason: bareJid.nullable(),
 });
+
+export const ConfigSchema = z
+  .object({
+    profilePath: z.string(),
+    secretsPath: z.string().nullable(),
+    nick: z.string().min(1, "the coordinator's room nick").regex(/^[^\s/]/, "a nick that does not start with a space or /"),
+    xmpp: XmppAccountSchema,
+    room: bareJid,
+    logRoom: bareJid.nullable(),
+    mfr: MfrSettingsSchema,
+    limits: LimitsSchema,
+    /** Agent nicks (or bare JIDs) whose commands are obeyed; all other agents' commands are refused. */
+    commandAllowList: z.array(z.string().min(1)),
+    /** When non-empty, only these nicks (or bare JIDs) may send protocol input. */
+    protocolAllowList: z.array(z.string().min(1)),
+    dataDir: z.string().min(1),
+    /** Where the profiles of peer agents (the catalog) are read from. */
+    agentsDir: z.string().min(1),
+    /** Archived sessions older than this, or beyond the newest `maxCount`, are pruned. */
+    retention: z.object({
+      maxAgeDays: z.number().int().positive("a positive number of days"),
+      maxCount: z.number().int().positive("a positive number of sessions"),
+    }),
+    logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
+    // None unless given, so a configuration built in code (the demo) need not mention them.
+    phaseRooms: PhaseRoomsSchema.default({ construct: null, validate: null, reason: null }),
+  })
+  .superRefine((config, ctx) => {
+    // A phase room that is the primary or log room would get every message twice, and the
+    // log room's readers the protocol traffic it exists to keep out.
+    const others = [
+      { jid: config.room, name: "the primary room (agent:roomJid)" },
+      { jid: config.logRoom, name: "the log room (agent:logRoomJid)" },
+    ];
+    for (const phase of ["construct", "validate", "reason"] as const) {
+      const jid = config.phaseRooms[phase];
+      const clash = jid ? others.find((o) => o.jid?.toLowerCase() === jid.toLowerCase()) : undefined;
+      if (clash) ctx.addIssue({ code: "custom", path: ["phaseRooms", phase], message: `a room of its own, not ${clash.name}` });
+    }
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type XmppAccount = z.infer<typeof XmppAccountSchema>;
 export type MfrSettings = z.infer<typeof MfrSettingsSchema>;
 export type Limits = z.infer<typeof LimitsSchema>;
+export type PhaseRooms = z.infer<typeof PhaseRoomsSchema>;
+/** A phase of a session that may have a room of its own. */
+export type Phase = keyof PhaseRooms;
 
 /** Defaults for every value the profile may leave out. */
 export const DEFAULTS = {

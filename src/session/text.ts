@@ -33,7 +33,10 @@ export function names(list: readonly string[]): string {
 export function seconds(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const s = ms / 1000;
-  return s < 60 ? `${Number.isInteger(s) ? s : s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  // Tenths only where they matter: "1.5 s", but "42 s", not "59.9 s".
+  if (s < 10) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
 
 /** "1 goal", "2 goals", "3 entities" (with `many` given). */

@@ -4,11 +4,13 @@
  * restore after a crash and the replay check all produce the same bytes for the same input.
  */
 import { createHash } from "node:crypto";
+import type { Config, Phase } from "../config/schema.js";
 import { encodeMessage } from "../protocol/codec.js";
+import { maxStatementWireBytes } from "../protocol/model-parts.js";
 import { protocolStanzas } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
-import type { Effect, SessionId } from "../session/types.js";
-import type { Element } from "../xmpp/stanza.js";
+import type { Broadcast, Effect, SessionId } from "../session/types.js";
+import { bareJid, type Element } from "../xmpp/stanza.js";
 
 export interface RenderContext {
   /** The primary room's bare JID. */
@@ -16,13 +18,54 @@ export interface RenderContext {
   /** The log room's bare JID, when there is one. */
   logRoom: string | undefined;
   maxStanzaBytes: number;
+  /** The MFR phase rooms' bare JIDs (agent:mfrRooms); a phase without one is sent to the primary room only. */
+  phaseRooms?: Partial<Record<Phase, string>>;
+}
+
+/**
+ * The phase whose room also carries each protocol message: agents that sit in a phase's room
+ * hear what that phase asks and decides there, without the rest of the primary room.
+ */
+const PHASE_OF: Record<Broadcast["type"], Phase> = {
+  ModelContributionRequest: "construct",
+  ModelValidationResult: "validate",
+  SolutionRequest: "reason",
+  SessionComplete: "reason",
+};
+
+/** The render context a configuration gives: the one place the live coordinator and `verify` both take it from. */
+export function renderContextOf(config: Config): RenderContext {
+  const phaseRooms: Partial<Record<Phase, string>> = {};
+  for (const [phase, jid] of Object.entries(config.phaseRooms) as Array<[Phase, string | null]>) if (jid) phaseRooms[phase] = bareJid(jid);
+  return {
+    room: bareJid(config.room),
+    logRoom: config.logRoom ? bareJid(config.logRoom) : undefined,
+    maxStanzaBytes: config.limits.maxStanzaBytes,
+    phaseRooms,
+  };
+}
+
+/** Where a protocol message of this type goes: the primary room first, then its phase's room when there is one. */
+export function roomsFor(type: Broadcast["type"], ctx: RenderContext): Array<{ room: string; phase: Phase | undefined }> {
+  const phase = PHASE_OF[type];
+  const phaseRoom = ctx.phaseRooms?.[phase];
+  return [{ room: ctx.room, phase: undefined }, ...(phaseRoom ? [{ room: phaseRoom, phase }] : [])];
+}
+
+/**
+ * The largest statement (wire bytes, see `maxStatementWireBytes`) a contribution to
+ * `sessionId` may hold so that the model can still be sent in parts to every room the
+ * SolutionRequest goes to: a longer room JID leaves less room in each part.
+ */
+export function maxModelStatementBytes(sessionId: SessionId, ctx: RenderContext): number {
+  return Math.min(...roomsFor("SolutionRequest", ctx).map(({ room }) => maxStatementWireBytes(ctx.maxStanzaBytes, sessionId, room)));
 }
 
 /** One stanza a step sends, with a short label for logs and the sent-record. */
 export interface Outgoing {
   sessionId: SessionId;
   stanza: Element;
-  /** e.g. `SolutionRequest`, `SolutionRequest part 2/3`, `say primary`, `tell`. */
+  /** e.g. `SolutionRequest`, `SolutionRequest 2/3`, `SolutionRequest 2/3 in reason room`, `say primary`, `tell`. */
   what: string;
 }
 
@@ -44,20 +87,26 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
     switch (effect.kind) {
       case "broadcast": {
         const { type } = effect.message;
-        const built = protocolStanzas(effect.message, effect.body, {
-          room: ctx.room,
-          now: at,
-          maxStanzaBytes: ctx.maxStanzaBytes,
-          skolemBase: sessionBaseIri(sessionId),
-        });
-        if (!built.ok) {
-          notes.push({ level: "error", msg: "protocol message not sent", data: { sessionId, type, err: built.error } });
-          groupchat(ctx.room, `${sessionId}: could not send the ${type}: ${built.error}.`, "say primary");
-          break;
+        // Each room gets the message built for its own address, so every copy is within the
+        // stanza limit and a model in parts is complete in each room.
+        for (const { room, phase } of roomsFor(type, ctx)) {
+          const built = protocolStanzas(effect.message, effect.body, {
+            room,
+            now: at,
+            maxStanzaBytes: ctx.maxStanzaBytes,
+            skolemBase: sessionBaseIri(sessionId),
+          });
+          if (!built.ok) {
+            notes.push({ level: "error", msg: phase ? "protocol message not sent to its phase room" : "protocol message not sent", data: { sessionId, type, room, err: built.error } });
+            // People read the primary room only; a phase room is for agents.
+            if (!phase) groupchat(ctx.room, `${sessionId}: could not send the ${type}: ${built.error}.`, "say primary");
+            continue;
+          }
+          if (built.note) notes.push({ level: "warn", msg: "protocol message resized", data: { sessionId, type, room, note: built.note } });
+          const n = built.stanzas.length;
+          const where = phase ? ` in ${phase} room` : "";
+          built.stanzas.forEach((stanza, i) => outgoing.push({ sessionId, stanza, what: `${n === 1 ? type : `${type} ${i + 1}/${n}`}${where}` }));
         }
-        if (built.note) notes.push({ level: "warn", msg: "protocol message resized", data: { sessionId, type, note: built.note } });
-        const n = built.stanzas.length;
-        built.stanzas.forEach((stanza, i) => outgoing.push({ sessionId, stanza, what: n === 1 ? type : `${type} ${i + 1}/${n}` }));
         break;
       }
       case "say":

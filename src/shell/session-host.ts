@@ -7,7 +7,6 @@ import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
 import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
-import { maxStatementWireBytes } from "../protocol/model-parts.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
@@ -16,7 +15,7 @@ import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Re
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
-import { privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
 
 /** The model work the host needs; ModelWorker provides it (a fake may, in tests). */
@@ -174,7 +173,7 @@ export class SessionHost {
       graphIri: `${base}contribution/${encodeURIComponent(from.nick)}`,
       maxTriples: this.options.settings.maxTriplesPerContribution,
       // Blank-node labels grow by a few characters when the merged model is re-read for splitting.
-      maxStatementBytes: maxStatementWireBytes(this.options.render.maxStanzaBytes, sessionId, this.options.render.room) - BLANK_LABEL_MARGIN,
+      maxStatementBytes: maxModelStatementBytes(sessionId, this.options.render) - BLANK_LABEL_MARGIN,
       skolemBase: base,
     });
     const check: ContributionCheck = !answer.ok

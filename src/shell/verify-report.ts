@@ -2,7 +2,7 @@
  * `mfr-coordinator verify`: the replay check over a whole store, in words an operator reads.
  */
 import type { Config } from "../config/schema.js";
-import { bareJid } from "../xmpp/stanza.js";
+import { renderContextOf } from "./outgoing.js";
 import { verifyStore, type SentLog, type SentMismatch } from "./sent-check.js";
 
 const MISMATCH_WORDS: Record<SentMismatch["kind"], string> = {
@@ -14,11 +14,8 @@ const MISMATCH_WORDS: Record<SentMismatch["kind"], string> = {
 
 /** Prints one line per session with a finding and a closing tally; returns the exit code (0 = all match). */
 export function printVerification(log: SentLog, config: Config, print: (line: string) => void): number {
-  const checks = verifyStore(log, {
-    room: bareJid(config.room),
-    logRoom: config.logRoom ? bareJid(config.logRoom) : undefined,
-    maxStanzaBytes: config.limits.maxStanzaBytes,
-  });
+  // The same rooms and limit the running coordinator renders for, so replay builds the same stanzas.
+  const checks = verifyStore(log, renderContextOf(config));
   let matched = 0;
   let pending = 0;
   let mismatches = 0;

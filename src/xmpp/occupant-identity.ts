@@ -2,9 +2,10 @@
  * Who an occupant of one room is, across renames and returns, from what the room reveals.
  *
  * A nick is not an identity: anyone may take a nick that is free. Strongest first:
+ * - the real bare JID, where the room shows it to us: the same in every room, so an agent
+ *   that contributes in one of the coordinator's rooms and proposes in another is one agent;
  * - the XEP-0421 occupant id the room stamps on presence and messages (stable per account
- *   and room, and the room strips forged ones);
- * - the real bare JID, where the room shows it to us;
+ *   and room, and the room strips forged ones, but different in each room by design);
  * - otherwise a nick lineage: it follows a rename (status 303) but not a departure, so a
  *   nick that leaves and comes back is someone new (`nick:alice#2`).
  */
@@ -18,8 +19,8 @@ export interface OccupantFacts {
 
 /** The identity key of an occupant; nothing else should build one. */
 export function identityOf(facts: OccupantFacts, lineage: () => string): string {
-  if (facts.occupantId) return `occupant:${facts.occupantId}`;
   if (facts.realJid) return `jid:${facts.realJid.toLowerCase()}`;
+  if (facts.occupantId) return `occupant:${facts.occupantId}`;
   return lineage();
 }
 

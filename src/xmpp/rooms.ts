@@ -128,6 +128,11 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     return this.rooms.get(bareJid(roomJid))?.identities;
   }
 
+  /** The bare JIDs of every room we stay in (joined or rejoining). */
+  roomJids(): string[] {
+    return [...this.rooms.keys()];
+  }
+
   isRoom(jid: string): boolean {
     return this.rooms.has(bareJid(jid));
   }
@@ -194,7 +199,9 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     const known = room?.occupants.get(nick);
     const stamped = occupantIdOf(stanza);
     if (known && (!stamped || stamped === known.occupantId)) return known;
-    const facts = { nick, occupantId: stamped ?? known?.occupantId, realJid: known?.realJid };
+    // Not the occupant the table knows (or none): any real JID there is an earlier holder's
+    // of the nick and says nothing about this sender, so only the stamp can speak for it.
+    const facts = { nick, occupantId: stamped, realJid: undefined };
     return {
       ...facts,
       identity: identityOf(facts, () => known?.identity ?? `nick:${nick.toLowerCase()}`),

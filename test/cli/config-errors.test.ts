@@ -40,6 +40,15 @@ describe("configuration errors: one line naming the source and field, exit 2", (
     expect(printed.mfr.contributionTimeoutMs).toBe(30000);
   });
 
+  it("check-config shows the phase rooms of agent:mfrRooms", async () => {
+    const profile = profileWith("phase-rooms.ttl", (t) =>
+      t.replace('agent:roomJid "mfr@conference.localhost" ;', 'agent:roomJid "mfr@conference.localhost" ;\n  agent:mfrRooms [ mfr:constructRoom "construct@conference.localhost" ; mfr:reasonRoom "reason@conference.localhost" ] ;'),
+    );
+    const run = await runCli(["check-config", "--profile", profile, "--secrets", secrets]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { phaseRooms: unknown }).phaseRooms).toEqual({ construct: "construct@conference.localhost", validate: null, reason: "reason@conference.localhost" });
+  });
+
   it("a typo in a property name suggests the right one", async () => {
     const profile = profileWith("typo.ttl", (t) => t.replace("agent:roomJid", "agent:roomJd"));
     expectOneLine(await runCli(["start", "--profile", profile, "--secrets", secrets]), profile, "agent:roomJd", "did you mean agent:roomJid?");

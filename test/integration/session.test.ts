@@ -158,7 +158,7 @@ describe("MFR sessions over a real room", () => {
     const sessionId = await startSession(human, room, "To be cancelled");
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
     const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}: collecting`));
-    expect(status.body).toMatch(/Waiting for: contributions from any agent, until \d\d:\d\d:\d\d UTC \(\d+ s left\)/);
+    expect(status.body).toMatch(/Waiting for: contributions from late, until \d\d:\d\d:\d\d UTC \((1 min 0|\d+) s left\)/);
     await human.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("cancelled");

@@ -22,7 +22,13 @@ const T0 = 1_700_000_000_000;
 const RUNS = Number(process.env.MFR_PROPERTY_RUNS ?? 150);
 /** Fixed by default so the coverage tally below is the same on every CI run; set MFR_PROPERTY_SEED to explore. */
 const SEED = Number(process.env.MFR_PROPERTY_SEED ?? 20_261_122);
-const RENDER: RenderContext = { room: "room@conference.localhost", logRoom: "log@conference.localhost", maxStanzaBytes: 64 * 1024 };
+// With phase rooms, so the mirrored copies are part of what live sends and replay must match.
+const RENDER: RenderContext = {
+  room: "room@conference.localhost",
+  logRoom: "log@conference.localhost",
+  maxStanzaBytes: 64 * 1024,
+  phaseRooms: { construct: "construct@conference.localhost", validate: "validate@conference.localhost", reason: "reason@conference.localhost" },
+};
 const AGENTS: Participant[] = [
   { nick: "alice", jid: "alice@localhost" },
   { nick: "bob", jid: "bob@localhost" },

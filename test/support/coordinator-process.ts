@@ -11,6 +11,8 @@ export interface CoordinatorProcessOptions {
   room: string;
   nick?: string;
   logRoom?: string;
+  /** The MFR phase rooms, written as `agent:mfrRooms [ mfr:constructRoom "…" ; … ]`. */
+  phaseRooms?: { construct?: string; validate?: string; reason?: string };
   /** Extra lines inside `agent:mfrConfig [ … ]`, e.g. `mfr:contributionTimeout 800 ;`. */
   mfrConfig?: string;
   env?: Record<string, string>;
@@ -70,6 +72,16 @@ export function itReplaysEveryLoggedSessionAsSent(minSessions = 1): void {
       console.log(`replay check: ${results.length} stores, ${results.reduce((n, r) => n + r.sessions, 0)} sessions, ${results.reduce((n, r) => n + r.matched, 0)} stanzas match`);
     }
   }, 60_000);
+}
+
+/** The profile form existing MFR agents use for their phase rooms; only the phases given are written. */
+function mfrRooms(rooms: NonNullable<CoordinatorProcessOptions["phaseRooms"]>): string {
+  const lines = [
+    rooms.construct ? `mfr:constructRoom "${rooms.construct}"` : "",
+    rooms.validate ? `mfr:validateRoom "${rooms.validate}"` : "",
+    rooms.reason ? `mfr:reasonRoom "${rooms.reason}"` : "",
+  ].filter(Boolean);
+  return `agent:mfrRooms [ ${lines.join(" ; ")} ] ;`;
 }
 
 /** The real CLI (`mfr-coordinator start`) as a child process, with its JSON log parsed. */
@@ -147,6 +159,7 @@ export class CoordinatorProcess {
     xmpp:username "${account.username}" ; xmpp:passwordKey "coordinator" ; xmpp:resource "Coordinator" ] ;
   agent:roomJid "${options.room}" ;
   ${options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : ""}
+  ${options.phaseRooms ? mfrRooms(options.phaseRooms) : ""}
   agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ; ${options.mfrConfig ?? ""} ] .
 `,
     );

@@ -1,7 +1,8 @@
 /**
  * A peer agent for integration tests, speaking only the wire protocol (PROTOCOL.md): it
  * answers every ModelContributionRequest with a contribution and every SolutionRequest
- * with a proposal, as existing peers do. What it sends is scripted per test.
+ * with a proposal, as existing peers do, in the room the request came from. What it sends
+ * is scripted per test. It may sit in several rooms (the MFR phase rooms).
  */
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
 import { TestPeer, type ReceivedMessage } from "./peer.js";
@@ -15,8 +16,8 @@ export interface AgentScript {
 }
 
 export class ScriptedAgent {
-  readonly requests: Array<{ sessionId: string; round: number; issues?: Record<string, string[]>; requestedAgents?: string[] }> = [];
-  readonly solutionRequests: Array<{ sessionId: string; model: string }> = [];
+  readonly requests: Array<{ sessionId: string; round: number; issues?: Record<string, string[]>; requestedAgents?: string[]; room: string }> = [];
+  readonly solutionRequests: Array<{ sessionId: string; model: string; room: string }> = [];
 
   private constructor(
     readonly peer: TestPeer,
@@ -28,11 +29,13 @@ export class ScriptedAgent {
     peer.xmpp.on("stanza", (stanza) => void this.onStanza(stanza).catch(() => undefined));
   }
 
-  static async join(server: LocalProsody, room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
+  /** Joins `room` (or each of several rooms; the first is where it announces itself) as `nick`. */
+  static async join(server: LocalProsody, room: string | readonly string[], nick: string, script: AgentScript): Promise<ScriptedAgent> {
+    const rooms = typeof room === "string" ? [room] : room;
     const account = await registerUser(server, nick.toLowerCase());
     const peer = await TestPeer.connect(peerOptions(server, account));
-    await peer.joinRoom(room, nick);
-    return new ScriptedAgent(peer, room, nick, script);
+    for (const r of rooms) await peer.joinRoom(r, nick);
+    return new ScriptedAgent(peer, rooms[0] ?? "", nick, script);
   }
 
   /** Says hello with a HumanChat payload, which is how the coordinator learns it is an agent. */
@@ -40,13 +43,13 @@ export class ScriptedAgent {
     await this.peer.sendGroupchat(this.room, { payload: { mode: Mode.HumanChat, mime: "text/plain", content: `${this.nick} ready` } });
   }
 
-  async contribute(sessionId: string, turtle: string): Promise<void> {
-    await this.peer.sendGroupchat(this.room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } });
+  async contribute(sessionId: string, turtle: string, room = this.room): Promise<void> {
+    await this.peer.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } });
   }
 
-  async propose(sessionId: string, solution: Record<string, unknown>): Promise<void> {
+  async propose(sessionId: string, solution: Record<string, unknown>, room = this.room): Promise<void> {
     // Pretty-printed, no messageType attribute, short type name: as liberal as real peers.
-    await this.peer.sendGroupchat(this.room, {
+    await this.peer.sendGroupchat(room, {
       payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify({ messageType: `${MFR}SolutionProposal`, sessionId, solution }, null, 2) },
     });
   }
@@ -62,16 +65,18 @@ export class ScriptedAgent {
       return;
     }
     const sessionId = String(json.sessionId);
+    const from = String(stanza.attrs.from ?? "");
+    const room = from.slice(0, from.includes("/") ? from.indexOf("/") : undefined);
     if (json.messageType === `${MFR}ModelContributionRequest`) {
       const round = Number(json.round ?? 1);
-      this.requests.push({ sessionId, round, issues: json.issues as Record<string, string[]>, requestedAgents: json.requestedAgents as string[] });
+      this.requests.push({ sessionId, round, issues: json.issues as Record<string, string[]>, requestedAgents: json.requestedAgents as string[], room });
       const turtle = this.script.contribution?.(round, sessionId);
-      if (turtle !== undefined) await this.contribute(sessionId, turtle);
+      if (turtle !== undefined) await this.contribute(sessionId, turtle, room);
     } else if (json.messageType === `${MFR}SolutionRequest`) {
       const model = String(json.model ?? "");
-      this.solutionRequests.push({ sessionId, model });
+      this.solutionRequests.push({ sessionId, model, room });
       const solution = this.script.solution?.(model, sessionId);
-      if (solution !== undefined) await this.propose(sessionId, solution);
+      if (solution !== undefined) await this.propose(sessionId, solution, room);
     }
   }
 

@@ -103,6 +103,24 @@ describe("occupant identities", () => {
     expect(r.senderOf(ROOM, "nobody", plain).identity).toBe("nick:nobody");
   });
 
+  it("a real JID wins over an occupant id: it is the same in every room, occupant ids are not", () => {
+    const { rooms: r } = rooms();
+    const other = "other@conference.localhost";
+    void r.enter(other, "Coordinator");
+    r.handlePresence(presence("alice", { occupantId: "OID-HERE", jid: "Alice@localhost" }));
+    r.handlePresence(xml("presence", { from: `${other}/alice` }, xml("x", { xmlns: NS_MUC_USER }, xml("item", { role: "participant", affiliation: "none", jid: "alice@localhost/res" })), xml("occupant-id", { xmlns: NS_OCCUPANT_ID, id: "OID-THERE" })));
+    expect(identity(r, "alice")).toBe("jid:alice@localhost");
+    expect(r.occupant(other, "alice")?.identity).toBe("jid:alice@localhost");
+  });
+
+  it("a message stamped with another occupant id than the table's is not given the earlier holder's real JID", () => {
+    const { rooms: r } = rooms();
+    r.handlePresence(presence("alice", { occupantId: "OID-A", jid: "alice@localhost" }));
+    const stamped = (id: string) => xml("message", { from: `${ROOM}/alice`, type: "groupchat" }, xml("occupant-id", { xmlns: NS_OCCUPANT_ID, id }));
+    expect(r.senderOf(ROOM, "alice", stamped("OID-A"))).toMatchObject({ identity: "jid:alice@localhost", realJid: "alice@localhost" });
+    expect(r.senderOf(ROOM, "alice", stamped("OID-M"))).toMatchObject({ identity: "occupant:OID-M", realJid: undefined });
+  });
+
   it("says at join what the room reveals, and configures a room it created as non-anonymous", async () => {
     const { rooms: r, iqs } = rooms();
     const seen: RoomIdentities[] = [];
