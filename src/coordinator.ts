@@ -316,8 +316,9 @@ export class Coordinator {
       }
     }
     const parsed = parseCommand(body, { nick, direct });
-    if ("notACommand" in parsed) {
-      if (direct && this.mayAnswerChatter(context)) await this.reply(context.replyTo, wording.notUnderstood());
+    if ("notACommand" in parsed) return;
+    if ("unknown" in parsed) {
+      if (this.mayAnswerChatter(context)) await this.reply(context.replyTo, this.addressed(context, wording.unknownCommand(parsed.unknown.word, parsed.unknown.suggestion)));
       return;
     }
     this.log.debug(
@@ -429,6 +430,11 @@ export class Coordinator {
     return requesterOf(context.from, bareJid(this.config.room), this.config.commandAllowList);
   }
 
+  /** In the room, a person is addressed by nick; in 1:1 chat no address is needed. */
+  private addressed(context: InboundContext, text: string): string {
+    return context.replyTo.kind === "room" ? `${context.from.name}: ${text}` : text;
+  }
+
   /** How this room tells people apart, for `help` and `agents`. */
   private identityLine(): string {
     const identities = this.rooms.identities(this.config.room);
@@ -436,9 +442,9 @@ export class Coordinator {
   }
 
   /**
-   * Private chatter that is not a command gets "I did not understand" at most once per
-   * quiet period, and never from an agent: agents answer our private messages, and
-   * answering them back would loop.
+   * Something said to us that is not a command gets "unknown command" at most once per
+   * quiet period, and never from an agent: agents answer our messages, and answering them
+   * back would loop.
    */
   private mayAnswerChatter(context: InboundContext): boolean {
     const nicks = [context.from.identity.nick, ...(context.from.occupant?.formerNicks ?? [])];

@@ -2,6 +2,7 @@
  * The human commands of the protocol ("Human commands" in PROTOCOL.md), parsed from a
  * message body into a typed Command. Parsing only: what a command does lives elsewhere.
  */
+import { nearestWord } from "../spelling.js";
 
 export type CommandName = "start" | "debate" | "status" | "list" | "cancel" | "help" | "agents" | "approve" | "reject" | "use";
 
@@ -23,7 +24,15 @@ export interface CommandMisuse {
   usage: string;
 }
 
-export type ParseResult = { command: Command } | { misuse: CommandMisuse } | { notACommand: true };
+/** Said to the coordinator (addressed, or in 1:1 chat) but no command: what it probably meant. */
+export interface UnknownCommand {
+  /** The first word, as typed (shortened). */
+  word: string;
+  /** The command word it most resembles, if any is close. */
+  suggestion: string | undefined;
+}
+
+export type ParseResult = { command: Command } | { misuse: CommandMisuse } | { unknown: UnknownCommand } | { notACommand: true };
 
 export interface CommandSpec {
   name: CommandName;
@@ -71,7 +80,18 @@ export function parseCommand(body: string, options: ParseOptions): ParseResult {
       return parseArguments(spec, word, rest.trim(), strict);
     }
   }
-  return { notACommand: true };
+  // Room chatter is not for us; but a line addressed to us, or a 1:1 message, was.
+  return strict ? { notACommand: true } : unknownCommand(text);
+}
+
+const ALL_WORDS = COMMANDS.flatMap((c) => c.words).filter((w) => !w.endsWith(":"));
+
+function unknownCommand(text: string): ParseResult {
+  const word = (text.split(/\s+/)[0] ?? "").slice(0, 30);
+  if (word === "") return { notACommand: true };
+  // "status" means "mfr-status"; otherwise the nearest word within two typos.
+  const prefixed = ALL_WORDS.find((w) => w === `mfr-${word.toLowerCase()}`);
+  return { unknown: { word, suggestion: prefixed ?? nearestWord(word, ALL_WORDS) } };
 }
 
 function stripAddress(text: string, nick: string): string | undefined {

@@ -6,7 +6,8 @@ import type { CommandMisuse } from "./commands.js";
 
 export const wording = {
   usage: (m: CommandMisuse) => `Usage: ${m.usage}`,
-  notUnderstood: () => `I did not understand that. Say "help" for the commands I know.`,
+  unknownCommand: (word: string, suggestion: string | undefined) =>
+    `Unknown command "${word}"${suggestion ? `; did you mean "${suggestion}"?` : "."} Say "help" for the commands I know.`,
   notYetAvailable: (usage: string) => `"${usage.split(" ")[0]}" is not available in this version yet. Say "help" for what works now.`,
   agentCommandRefused: () =>
     `I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,

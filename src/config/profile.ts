@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { nearestWord } from "../spelling.js";
 import { pathToFileURL } from "node:url";
 import { Parser, type Quad, type Term } from "n3";
 import { ConfigError, shown } from "./errors.js";
@@ -141,33 +142,10 @@ function checkForTypos(quads: Quad[], nodes: Record<ProfileNode, Term | undefine
       if (known.has(iri)) continue;
       const ns = Object.keys(CHECKED_NAMESPACES).find((n) => iri.startsWith(n));
       if (!ns) continue;
-      const nearest = nearestOf(iri, candidates.filter((c) => c.startsWith(ns)));
+      const nearest = nearestWord(iri, candidates.filter((c) => c.startsWith(ns)));
       if (nearest) {
         throw new ConfigError(path, curieOf(iri), `is not a known property; did you mean ${curieOf(nearest)}?`);
       }
     }
   }
-}
-
-function nearestOf(iri: string, candidates: string[]): string | undefined {
-  let best: { iri: string; distance: number } | undefined;
-  for (const c of candidates) {
-    const d = editDistance(iri.toLowerCase(), c.toLowerCase());
-    if (d <= 2 && (!best || d < best.distance)) best = { iri: c, distance: d };
-  }
-  return best?.iri;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] as number;
 }

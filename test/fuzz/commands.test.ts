@@ -20,6 +20,12 @@ function expectWellFormed(result: ParseResult): void {
     expect(COMMANDS.find((c) => c.name === result.misuse.name)?.usage).toBe(result.misuse.usage);
     return;
   }
+  if ("unknown" in result) {
+    expect(result.unknown.word.length).toBeGreaterThan(0);
+    expect(result.unknown.word.length).toBeLessThanOrEqual(30);
+    if (result.unknown.suggestion !== undefined) expect(WORDS.map((w) => w.word)).toContain(result.unknown.suggestion);
+    return;
+  }
   const command = result.command;
   switch (command.name) {
     case "start":

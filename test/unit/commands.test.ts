@@ -57,3 +57,20 @@ describe("helpText", () => {
     expect(listLine).not.toContain("not yet available");
   });
 });
+
+describe("unknown commands said to the coordinator", () => {
+  const room = { nick: "Coordinator", direct: false };
+  const direct = { nick: "Coordinator", direct: true };
+
+  it("addressed in the room or in 1:1 chat, gets the word and what it most resembles", () => {
+    expect(parseCommand("Coordinator: mfr-statsu", room)).toEqual({ unknown: { word: "mfr-statsu", suggestion: "mfr-status" } });
+    expect(parseCommand("status amber-fox-42", direct)).toEqual({ unknown: { word: "status", suggestion: "mfr-status" } });
+    expect(parseCommand("hepl", direct)).toEqual({ unknown: { word: "hepl", suggestion: "help" } });
+    expect(parseCommand("Coordinator, frobnicate now", room)).toEqual({ unknown: { word: "frobnicate", suggestion: undefined } });
+  });
+
+  it("room chatter that does not address the coordinator stays chatter", () => {
+    expect(parseCommand("mfr-statsu", room)).toEqual({ notACommand: true });
+    expect(parseCommand("hello everyone", room)).toEqual({ notACommand: true });
+  });
+});
