@@ -13,7 +13,7 @@ import {
 } from "../chat/session-report.js";
 import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
-import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
+import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
@@ -65,7 +65,7 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       onAnalysis(session, input.version, input.outcome, s);
       break;
     case "deadline":
-      onDeadline(session, input.at, s);
+      onDeadline(session, input, s);
       break;
     case "cancel":
       onCancel(session, input.by, s);
@@ -78,6 +78,9 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       break;
     case "approval":
       onApproval(session, input, s);
+      break;
+    case "departure":
+      onDeparture(session, input, s);
       break;
   }
   return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
@@ -355,7 +358,8 @@ function finishReasoning(session: Session, s: Step): void {
   complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
 }
 
-function onDeadline(session: Session, at: number, s: Step): void {
+function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }>, s: Step): void {
+  const at = input.at;
   const deadline = session.deadline;
   if (!deadline || deadline.at !== at || s.now < at || session.phase === "complete") {
     s.log("debug", "stale deadline ignored", { sessionId: session.id, at });
@@ -364,7 +368,7 @@ function onDeadline(session: Session, at: number, s: Step): void {
   session.deadline = null;
   switch (deadline.kind) {
     case "selection":
-      onSelectionDeadline(session, s);
+      onSelectionDeadline(session, input, s);
       return;
     case "contributions":
       s.emit({ kind: "say", room: "primary", text: contributionStallReport(session) });
