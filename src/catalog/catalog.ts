@@ -204,7 +204,8 @@ export class AgentCatalog {
     const here = new Set(candidates.map((c) => keyOf(c.nick)));
     const absent = this.knownAgents()
       .filter((a) => !a.present && !here.has(keyOf(a.nick)) && !a.chair)
-      .map((a) => a.nick);
+      .map((a) => a.nick)
+      .sort(compareNicks);
     return { candidates, absent };
   }
 
