@@ -60,7 +60,11 @@ export function declaresSomething(c: Candidate): boolean {
   return d.capabilities !== "" || d.kinds.length > 0 || d.description !== "" || d.modes !== "";
 }
 
-/** Known to answer contribution requests: declared by a profile or Lingue features, or contributed before. */
+/**
+ * Known to answer contribution requests: declared by a profile or Lingue features, or it
+ * speaks the protocol (it contributed before, or announced itself with a protocol message).
+ * Only being named in a consensus, or nothing at all, is not enough.
+ */
 export function answersRequests(c: Candidate): boolean {
-  return c.evidence.includes("profile") || c.evidence.includes("disco") || c.contributions > 0;
+  return c.evidence.includes("profile") || c.evidence.includes("disco") || c.evidence.includes("protocol");
 }
