@@ -88,8 +88,8 @@ const EVIDENCE_WORDS: Record<EvidenceKind, string> = {
 };
 
 /** Why the coordinator takes it for an agent: "its profile; protocol messages (2 contributions, 1 proposal)". */
-export function evidenceWords(agent: Pick<ListedAgent, "evidence" | "contributions" | "proposals">): string {
-  if (agent.evidence.length === 0) return "no evidence yet; not known as a person, so it might be an agent";
+export function evidenceWords(agent: Pick<ListedAgent, "evidence" | "contributions" | "proposals" | "chair">): string {
+  if (agent.evidence.length === 0) return agent.chair ? "the Chair's nick (mfr:chairNick)" : "no evidence yet; not known as a person, so it might be an agent";
   const counts = [agent.contributions > 0 ? plural(agent.contributions, "contribution") : "", agent.proposals > 0 ? plural(agent.proposals, "proposal") : ""].filter(Boolean);
   return agent.evidence.map((k) => (k === "protocol" && counts.length > 0 ? `${EVIDENCE_WORDS[k]} (${counts.join(", ")})` : EVIDENCE_WORDS[k])).join("; ");
 }
