@@ -188,7 +188,7 @@ export class AgentCatalog {
   presentChair(): OccupantFacts | undefined {
     const byNick = this.chairKey === undefined ? undefined : this.occupants.get(this.chairKey);
     if (byNick?.present) return byNick;
-    return this.present().find((o) => this.profileOf(o)?.isChair);
+    return this.present().find((o) => this.profileFor(o)?.isChair);
   }
 
   /**
@@ -198,7 +198,7 @@ export class AgentCatalog {
   roomView(exclude: readonly Someone[] = []): RoomView {
     const chair = this.presentChair();
     const candidates = this.present()
-      .filter((o) => o !== chair && !this.profileOf(o)?.isChair && !this.isPerson(o))
+      .filter((o) => o !== chair && !this.profileFor(o)?.isChair && !this.isPerson(o))
       .filter((o) => !exclude.some((x) => sameOccupant(x, o)))
       .map((o) => this.candidateOf(o));
     const here = new Set(candidates.map((c) => keyOf(c.nick)));
@@ -225,11 +225,11 @@ export class AgentCatalog {
     const here = new Set<string>();
     for (const o of this.present()) {
       here.add(stableIdentity(o.identity));
-      if (!this.isPerson(o)) add(this.listed(o, true));
+      if (!this.isPerson(o)) add(this.listedPresent(o));
     }
     for (const [key, profile] of this.profiles) {
       if (key === this.selfKey) continue;
-      add({ ...this.listedBase(profile.nick, profile, []), present: false, evidence: ["profile"], contributions: 0, proposals: 0 });
+      add({ ...this.listedAway(profile.nick, profile), evidence: ["profile"], contributions: 0, proposals: 0 });
     }
     for (const [identity, rows] of this.evidence) {
       if (here.has(identity)) continue;
@@ -238,8 +238,7 @@ export class AgentCatalog {
       if (!latest || keyOf(latest.nick) === this.selfKey) continue;
       const protocol = rows.get("protocol");
       add({
-        ...this.listedBase(latest.nick, undefined, []),
-        present: false,
+        ...this.listedAway(latest.nick, undefined),
         evidence: EVIDENCE_ORDER.filter((k) => k !== "profile" && rows.has(k as StoredEvidenceKind)),
         contributions: protocol?.contributions ?? 0,
         proposals: protocol?.proposals ?? 0,
@@ -248,18 +247,19 @@ export class AgentCatalog {
     return out;
   }
 
-  private listed(o: Occupant, present: boolean): ListedAgent {
+  private listedPresent(o: Occupant): ListedAgent {
     const c = this.candidateOf(o);
-    const profile = this.profileOf(o);
-    return { nick: o.nick, present, offers: c.offers, evidence: c.evidence, contributions: c.contributions, proposals: c.proposals, needsApproval: c.needsApproval, chair: Boolean(profile?.isChair) || keyOf(o.nick) === this.chairKey };
+    const chair = Boolean(this.profileFor(o)?.isChair) || keyOf(o.nick) === this.chairKey;
+    return { nick: o.nick, present: true, offers: c.offers, evidence: c.evidence, contributions: c.contributions, proposals: c.proposals, needsApproval: c.needsApproval, chair };
   }
 
-  private listedBase(nick: string, profile: AgentProfile | undefined, features: string[]): Pick<ListedAgent, "nick" | "offers" | "needsApproval" | "chair"> {
-    return { nick, offers: whatItDoes({ profile, features }, 90), needsApproval: profile?.requiresApproval ?? false, chair: Boolean(profile?.isChair) || keyOf(nick) === this.chairKey };
+  /** A known agent that is not in the room: what its profile (if any) says it offers. */
+  private listedAway(nick: string, profile: AgentProfile | undefined): Pick<ListedAgent, "nick" | "present" | "offers" | "needsApproval" | "chair"> {
+    return { nick, present: false, offers: whatItDoes({ profile, features: [] }, 90), needsApproval: profile?.requiresApproval ?? false, chair: Boolean(profile?.isChair) || keyOf(nick) === this.chairKey };
   }
 
   private candidateOf(o: Occupant): Candidate {
-    const profile = this.profileOf(o);
+    const profile = this.profileFor(o);
     const features = this.featuresOf(o);
     const rows = this.rowsOf(o.identity);
     const protocol = rows.get("protocol");
@@ -299,10 +299,6 @@ export class AgentCatalog {
       if (profile) return profile;
     }
     return undefined;
-  }
-
-  private profileOf(o: Occupant): AgentProfile | undefined {
-    return this.profileFor(o);
   }
 
   private featuresOf(o: Occupant): string[] {
