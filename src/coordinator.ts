@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
-import { AgentRecognition, isListed } from "./catalog/agent-recognition.js";
+import { STATUS_MARK } from "./session/report.js";
 import { COMMANDS, parseCommand, type Command, type CommandName } from "./chat/commands.js";
 import { helpText } from "./chat/help.js";
+import type { OccupantFacts } from "./catalog/catalog.js";
 import { wording } from "./chat/wording.js";
 import type { Config } from "./config/schema.js";
 import { ModelWorker } from "./model/model-worker.js";
@@ -11,10 +12,9 @@ import { problemFits, proposalFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
-import { renderContextOf } from "./shell/outgoing.js";
+import { privateMessage, renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
-import { participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
-import { privateMessage } from "./shell/outgoing.js";
+import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
@@ -61,7 +61,6 @@ export class Coordinator {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly flood: FloodGuard;
-  private readonly agents = new AgentRecognition();
   private readonly agentRefusedAt = new Map<string, number>();
   private readonly chatterAnsweredAt = new Map<string, number>();
   private readonly identitiesNoted = new Map<string, RoomIdentities>();
@@ -87,7 +86,9 @@ export class Coordinator {
       chairNick: this.config.mfr.chairNick,
       enableDebate: this.config.mfr.enableDebate,
       log: this.log,
+      now: this.now,
       discover: (nick) => this.connection.discoFeatures(`${bareJid(this.config.room)}/${nick}`),
+      ...(this.store ? { journal: this.store } : {}),
     });
     this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
     this.sessions = new SessionHost({
@@ -112,6 +113,7 @@ export class Coordinator {
       log: this.log,
       now: this.now,
       ...(this.store ? { journal: this.store } : {}),
+      deadlineRoom: (session) => this.chooser.deadlineRoom(session),
     });
   }
 
@@ -131,10 +133,13 @@ export class Coordinator {
     const primary = bareJid(this.config.room);
     this.rooms.on("identities", (room, identities) => this.noteIdentities(room, identities));
     this.rooms.on("occupantJoined", (room, occupant) => {
-      if (room === primary) this.chooser.occupantJoined(occupant.nick, occupant.realJid);
+      if (room === primary) this.chooser.occupantJoined(occupant);
     });
     this.rooms.on("occupantLeft", (room, nick) => {
-      if (room === primary) this.chooser.occupantLeft(nick);
+      if (room !== primary) return;
+      const gone = this.chooser.occupantLeft(nick);
+      // A chosen agent that leaves before it is asked is dropped or replaced, never waited for.
+      if (gone) for (const departure of this.chooser.departures(gone, this.sessions.choosingSessions())) this.sessions.apply(departure);
     });
     // Start the model worker now, so the first contribution does not wait for it to load the shapes.
     void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1, maxStatementBytes: 1, skolemBase: "urn:mfr:warm-up/" });
@@ -263,12 +268,14 @@ export class Coordinator {
       this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
       return;
     }
-    this.agents.markAgent(sender);
-    this.chooser.markAgent(message.nick);
     const from = this.participant(context);
+    // Whatever it says, a sender of protocol messages is an agent; what it sent is counted.
+    const evidence = (what: "contribution" | "proposal" | "other") => this.chooser.protocolFrom(this.occupantFacts(context), what);
 
     switch (payload.mode) {
       case Mode.ModelFirstRDF:
+        // A contribution in parts counts once, at its first part.
+        evidence(/^\s*(?!1\s*\/)\d+\s*\//.test(context.decoded.siblings.modelPart ?? "") ? "other" : "contribution");
         if (!sessionId) {
           await this.tell(from.nick, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
           return;
@@ -277,6 +284,7 @@ export class Coordinator {
         return;
       case Mode.ModelNegotiation: {
         const decoded = decodeNegotiation(payload.content, payload.messageType);
+        evidence(decoded.ok && decoded.message.type === "SolutionProposal" ? "proposal" : "other");
         if (!decoded.ok) {
           this.log.info({ sender: context.from.label, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
           await this.tell(from.nick, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
@@ -298,6 +306,7 @@ export class Coordinator {
       }
       default:
         // HumanChat status lines, ShaclValidation reports and unknown modes are not input.
+        evidence("other");
         return;
     }
   }
@@ -337,8 +346,8 @@ export class Coordinator {
   private async mayCommand(context: InboundContext, command: Command): Promise<boolean> {
     const sender = context.from.identity;
     // An agent stays one under a new nick: its identity, and every nick it had, are checked.
-    const nicks = [sender.nick, ...(context.from.occupant?.formerNicks ?? [])];
-    if ((this.agents.isAgent(sender) || nicks.some((n) => this.chooser.isAgent(n))) && !isListed(sender, this.config.commandAllowList)) {
+    const who = { ...sender, formerNicks: context.from.occupant?.formerNicks ?? [] };
+    if (this.chooser.isAgent(who) && !isListed(sender, this.config.commandAllowList)) {
       const key = context.from.rateKey;
       const last = this.agentRefusedAt.get(key);
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
@@ -352,6 +361,8 @@ export class Coordinator {
       await this.reply(context.replyTo, wording.occupantsOnly());
       return false;
     }
+    // Whoever types commands is a person: never invited to work.
+    if (context.from.room === bareJid(this.config.room)) this.chooser.commandFrom(this.occupantFacts(context));
     return true;
   }
 
@@ -374,10 +385,10 @@ export class Coordinator {
         await this.reply(context.replyTo, `${helpText(this.config.nick, this.available)}\n${this.identityLine()}`);
         return;
       case "list":
-        await this.reply(context.replyTo, this.sessions.listText());
+        await this.reply(context.replyTo, this.asStatus(context, this.sessions.listText()));
         return;
       case "status":
-        await this.reply(context.replyTo, this.sessions.statusText(command.sessionId));
+        await this.reply(context.replyTo, this.asStatus(context, this.sessions.statusText(command.sessionId)));
         return;
       case "start":
       case "debate": {
@@ -386,9 +397,10 @@ export class Coordinator {
           await this.reply(context.replyTo, wording.problemTooLarge(fits.bytes, fits.max));
           return;
         }
-        const plan = command.name === "start" ? this.chooser.planStart() : this.chooser.planDebate(command.problem, this.sessions.debatingSessions());
+        const by = this.participant(context);
+        const plan = command.name === "start" ? this.chooser.planStart(by) : this.chooser.planDebate(by, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
-        const started = this.sessions.start(command.problem, this.participant(context), plan);
+        const started = this.sessions.start(command.problem, by, plan);
         if (!started.ok) await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
         else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
         return;
@@ -426,8 +438,19 @@ export class Coordinator {
     return participantOf(context.from);
   }
 
+  /** The sender as an occupant of the primary room, for the evidence about agents. */
+  private occupantFacts(context: InboundContext): OccupantFacts {
+    const o = context.from.occupant;
+    return { nick: context.from.name, identity: context.from.identity.identity ?? `nick:${context.from.name.toLowerCase()}`, realJid: o?.realJid, formerNicks: o?.formerNicks ?? [] };
+  }
+
   private requester(context: InboundContext): Requester {
     return requesterOf(context.from, bareJid(this.config.room), this.config.commandAllowList);
+  }
+
+  /** Status said in the room names agents: marked, so existing agents and Chairs skip it (PROTOCOL.md, "Addressing"). */
+  private asStatus(context: InboundContext, text: string): string {
+    return context.replyTo.kind === "room" ? `${STATUS_MARK}${text}` : text;
   }
 
   /** In the room, a person is addressed by nick; in 1:1 chat no address is needed. */
@@ -447,8 +470,7 @@ export class Coordinator {
    * back would loop.
    */
   private mayAnswerChatter(context: InboundContext): boolean {
-    const nicks = [context.from.identity.nick, ...(context.from.occupant?.formerNicks ?? [])];
-    if (this.agents.isAgent(context.from.identity) || nicks.some((n) => this.chooser.isAgent(n))) return false;
+    if (this.chooser.isAgent({ ...context.from.identity, formerNicks: context.from.occupant?.formerNicks ?? [] })) return false;
     const key = context.from.rateKey;
     const last = this.chatterAnsweredAt.get(key);
     if (last !== undefined && this.now() - last < AGENT_REFUSAL_QUIET_MS) return false;

@@ -27,6 +27,9 @@ import { pathToFileURL } from "node:url";
 import { Parser, type Quad, type Term } from "n3";
 import { AGENT, ContributionKind, FOAF, LINGUE, MFR, RDF_TYPE, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
 import { clip } from "../session/text.js";
+import { humanise } from "../session/selection-words.js";
+
+export { humanise };
 
 /** What the coordinator knows about one peer agent from its profile. */
 export interface AgentProfile {
@@ -287,16 +290,6 @@ export function localName(iri: string): string {
   if (hash >= 0 && hash < iri.length - 1) return iri.slice(hash + 1);
   const parts = iri.split(/[/:]/).filter((p) => p !== "");
   return parts[parts.length - 1] ?? iri;
-}
-
-/** `modelsActions` → "models actions", `ModelFirstRDF` → "model first rdf", `entity-grounding` → "entity grounding". */
-export function humanise(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .replace(/[-_]+/g, " ")
-    .trim()
-    .toLowerCase();
 }
 
 function uniqueTerms(terms: Term[]): Term[] {

@@ -1,11 +1,23 @@
 /**
- * Short, human wording for what a catalog entry can do. Shared by the `agents` listing and by
- * the clarification options, so a person sees the same description in both places.
+ * Short, human wording for what an agent can do, from its profile and Lingue features. Shared
+ * by the `agents` listing and by the clarification options, so a person sees the same
+ * description in both places.
  */
-import { ContributionKind } from "../protocol/vocab.js";
-import { humanise, localName } from "./agent-profile.js";
-import { isLingue, type CatalogEntry } from "./catalog.js";
 import { clip } from "../session/text.js";
+import { ContributionKind, LINGUE } from "../protocol/vocab.js";
+import { humanise, localName, type AgentProfile } from "./agent-profile.js";
+
+/** What the words are made from. */
+export interface Described {
+  profile?: AgentProfile | undefined;
+  /** disco#info features of the occupant, when it answered. */
+  features: readonly string[];
+}
+
+/** Lingue features live under the Lingue namespace (`…/lingue/feature/lang/model-first-rdf`). */
+export function isLingue(feature: string): boolean {
+  return feature.startsWith(LINGUE);
+}
 
 /** The four MFR contribution kinds in the words a person uses for them. */
 export const KIND_WORDS: Readonly<Record<string, string>> = {
@@ -24,7 +36,7 @@ const GENERIC_MODES = new Set(
 );
 
 /** `lng:supports` values and disco#info features that say something specific, in words ("prolog program"). */
-export function specificModes(entry: CatalogEntry): string[] {
+export function specificModes(entry: Described): string[] {
   // Other disco#info features (MUC, pings…) are about XMPP, not about the agent's skills.
   const names = [...(entry.profile?.supports ?? []), ...entry.features.filter(isLingue)].map((v) => humanise(localName(v)));
   return [...new Set(names.filter((n) => n !== "" && !GENERIC_MODES.has(n.toLowerCase())))];
@@ -34,7 +46,7 @@ export function specificModes(entry: CatalogEntry): string[] {
  * One short phrase: contribution kinds first (the MFR vocabulary people learn), then
  * capabilities, else the specific modes, else the description. Clipped to `maxChars`.
  */
-export function whatItDoes(entry: CatalogEntry, maxChars = 90): string {
+export function whatItDoes(entry: Described, maxChars = 90): string {
   const profile = entry.profile;
   const parts: string[] = [];
   const kinds = (profile?.contributionKinds ?? []).map((k) => KIND_WORDS[k] ?? humanise(localName(k)));
@@ -44,7 +56,7 @@ export function whatItDoes(entry: CatalogEntry, maxChars = 90): string {
     const modes = specificModes(entry);
     if (modes.length > 0) parts.push(modes.join(", "));
     else if (profile?.description) parts.push(profile.description);
-    else parts.push(entry.lingue ? "Lingue agent, no profile" : "no profile");
+    else parts.push(entry.features.some(isLingue) ? "Lingue agent, no profile" : "no profile");
   }
   return clip(parts.join("; "), maxChars);
 }

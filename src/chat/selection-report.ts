@@ -1,29 +1,123 @@
-/** Sentences about choosing the agents of a session. Pure functions of the session. */
+/**
+ * Every sentence about choosing agents: the debate invitation, what the selection decided,
+ * the questions a person answers, and the `agents` listing. Pure functions.
+ *
+ * Two rules of the room shape them (PROTOCOL.md, "Addressing in the room" and "Debate with a
+ * Chair"): existing agents answer any line that names them, and Chairs read every plain line
+ * as debate input, but both skip lines that start with the system-status marker `[MFR] `. So
+ * every line here starts with it, except the invitation, which Chairs must read. And the
+ * phrases that open a debate appear in the invitation only.
+ */
+import type { EvidenceKind, ListedAgent } from "../catalog/catalog.js";
+import type { NameMapping } from "../session/selection-names.js";
 import type { Selection, SelectionOption, Session } from "../session/types.js";
-import { names, seconds } from "../session/text.js";
+import { clip, names, plural, seconds } from "../session/text.js";
 
+/** Marks a line as system status: agents and Chairs do not take it as input. */
+export const STATUS = "[MFR] ";
+
+/** Lines named per message; a room message stays readable. */
+const MAX_LINES = 12;
+
+/**
+ * The invitation existing Chairs recognise, exactly as PROTOCOL.md step 1 gives it. It must not
+ * start with "Debate" (Chairs take that for a person's command). Newlines in the problem are
+ * flattened: Chairs read line by line.
+ */
+export function debateInvitation(sessionId: string, problem: string, available: readonly string[]): string {
+  return [
+    `Session: ${sessionId}`,
+    "Issue: Which tools and agents should we use to solve this problem?",
+    `Problem: ${problem.replace(/\s+/g, " ").trim()}`,
+    `Available agents: ${available.length > 0 ? available.join(", ") : "none"}.`,
+    "Respond with Position/Support/Objection.",
+  ].join("\n");
+}
 
 export const selectionWording = {
-  startedAllAgents: (s: Session) => `Session ${s.id} started: "${s.problem.replace(/\s+/g, " ").slice(0, 200)}".`,
+  startedAllAgents: (s: Session) => `${STATUS}Session ${s.id} started: "${clip(s.problem, 200)}".`,
   chosen: (s: Session, sel: Selection) =>
-    [`${s.id}: agents chosen (${sel.method}):`, ...sel.chosen.slice(0, 12).map((a) => `  ${a}: ${sel.reasons[a] ?? "chosen"}`)].join("\n"),
+    [`${STATUS}${s.id}: agents chosen (${sel.method}):`, ...sel.chosen.slice(0, MAX_LINES).map((a) => `  ${a}: ${sel.reasons[a] ?? "chosen"}`)].join("\n"),
+  everyone: (s: Session, agents: readonly string[], why: string) =>
+    agents.length === 0
+      ? `${STATUS}${s.id}: ${why}, so I ask anyone in the room who answers.`
+      : `${STATUS}${s.id}: ${why}, so I ask every occupant that might be an agent: ${names(agents.slice(0, MAX_LINES * 2))}.`,
   clarification: (s: Session, why: string, options: readonly SelectionOption[]) =>
     [
-      `${s.id} needs clarification: ${why || "I cannot tell which agents fit this problem."} Which agents should work on it?`,
-      ...options.slice(0, 12).map((o) => `  ${o.number}. ${o.agent}: ${o.reason}`),
+      `${STATUS}${s.id} needs clarification: ${why || "I cannot tell which agents fit this problem."} Which agents should work on it?`,
+      ...options.slice(0, MAX_LINES).map((o) => `  ${o.number}. ${o.agent}: ${o.reason}`),
       `${s.startedBy.nick}, answer with "use 1,3" (the numbers you want) or "use all" within ${seconds(s.settings.debateTimeoutMs)}.`,
     ].join("\n"),
-  approvalNeeded: (s: Session, agents: readonly string[]) =>
-    `${s.id}: ${names(agents)} ${agents.length === 1 ? "acts" : "act"} in the world (for example, executes plans) and will only be asked with a person's approval. Say "approve ${s.id}" to include ${agents.length === 1 ? "it" : "them"} or "reject ${s.id}" to leave ${agents.length === 1 ? "it" : "them"} out (${seconds(s.settings.debateTimeoutMs)}; no answer leaves ${agents.length === 1 ? "it" : "them"} out).`,
+  approvalNeeded: (s: Session, agents: readonly string[]) => {
+    const them = agents.length === 1 ? "it" : "them";
+    return `${STATUS}${s.id}: ${names(agents)} ${agents.length === 1 ? "acts" : "act"} in the world (for example, executes plans) and will only be asked with a person's approval. Say "approve ${s.id}" to include ${them} or "reject ${s.id}" to leave ${them} out (${seconds(s.settings.debateTimeoutMs)}; no answer leaves ${them} out).`;
+  },
   approvalDecided: (s: Session, agents: readonly string[], approved: boolean, by: string) =>
-    `${s.id}: ${by} ${approved ? "approved" : "rejected"} ${names(agents)}.`,
-  approvalTimedOut: (s: Session, agents: readonly string[]) => `${s.id}: no approval within ${seconds(s.settings.debateTimeoutMs)}; leaving ${names(agents)} out.`,
-  debateFallback: (s: Session, why: string) => `${s.id}: ${why}; choosing agents from the catalog instead.`,
-  ignoredNames: (s: Session, ignored: readonly string[]) => `${s.id}: ignoring ${names(ignored.map((n) => `"${n}"`))}: not ${ignored.length === 1 ? "an agent" : "agents"} I know.`,
+    `${STATUS}${s.id}: ${by} ${approved ? "approved" : "rejected"} ${names(agents)}.`,
+  approvalTimedOut: (s: Session, agents: readonly string[]) => `${STATUS}${s.id}: no approval within ${seconds(s.settings.debateTimeoutMs)}; leaving ${names(agents)} out.`,
+  debateFallback: (s: Session, why: string) => `${STATUS}${s.id}: ${why}; choosing agents from the room instead.`,
+  /** One line: which name of the consensus became which agent, and which matched nobody. */
+  consensusNames: (s: Session, mapping: readonly NameMapping[]) => `${STATUS}${s.id}: from the consensus, ${mapping.map(describeMapping).join("; ")}.`,
+  /** Older logs: names the shell could not resolve. */
+  ignoredNames: (s: Session, ignored: readonly string[]) => `${STATUS}${s.id}: ignoring ${names(ignored.map((n) => `"${n}"`))}: not ${ignored.length === 1 ? "an agent" : "agents"} I know.`,
+  departed: (s: Session, nick: string, option: number | undefined) =>
+    `${STATUS}${s.id}: ${nick} left the room${option === undefined ? "; it will not be asked" : `; option ${option} is withdrawn`}.`,
   noAgents: (why: string) => `No agents to work on the problem. ${why}`,
   noQuestionOpen: (s: Session) => `${s.id} is not waiting for a choice of agents.`,
   badChoice: (s: Session, missing: readonly number[], count: number) =>
     `${s.id} has options 1 to ${count}; there is no ${names(missing.map(String))}. Answer "use 1,3" or "use all".`,
   nothingToApprove: (s: Session) => `${s.id} is not waiting for an approval.`,
   clarificationTimedOut: (s: Session) => `Nobody chose the agents within ${seconds(s.settings.debateTimeoutMs)}, so the session could not start.`,
+  /** Said by the shell before a session that cannot be debated. */
+  noChair: (chair: string) => `${STATUS}No Chair (${chair}) is in the room; choosing agents from the room.`,
+  chairBusy: (chair: string, busy: string) => `${STATUS}${chair} is already leading the debate of ${busy}; choosing agents from the room for this one.`,
 };
+
+function describeMapping(m: NameMapping): string {
+  if ("agent" in m) return `"${m.name}" is ${m.agent}`;
+  if ("absent" in m) return `"${m.name}" is ${m.absent}, who is not in the room`;
+  if ("ambiguous" in m) return `"${m.name}" could be ${names(m.ambiguous)}, so it matched nobody`;
+  return `"${m.name}" matched nobody`;
+}
+
+const EVIDENCE_WORDS: Record<EvidenceKind, string> = {
+  profile: "its profile",
+  disco: "Lingue features",
+  protocol: "protocol messages",
+  consensus: "named in a consensus",
+};
+
+/** Why the coordinator takes it for an agent: "its profile; protocol messages (2 contributions, 1 proposal)". */
+export function evidenceWords(agent: Pick<ListedAgent, "evidence" | "contributions" | "proposals" | "chair">): string {
+  if (agent.evidence.length === 0) return agent.chair ? "the Chair's nick (mfr:chairNick)" : "no evidence yet; not known as a person, so it might be an agent";
+  const counts = [agent.contributions > 0 ? plural(agent.contributions, "contribution") : "", agent.proposals > 0 ? plural(agent.proposals, "proposal") : ""].filter(Boolean);
+  return agent.evidence.map((k) => (k === "protocol" && counts.length > 0 ? `${EVIDENCE_WORDS[k]} (${counts.join(", ")})` : EVIDENCE_WORDS[k])).join("; ");
+}
+
+/** A room reply stays readable: past this many agents, the rest are counted, not listed. */
+export const MAX_LISTED_AGENTS = 20;
+
+/**
+ * The reply to `agents`: who the coordinator takes for an agent, whether each is in the room,
+ * what each can do, and on what evidence. Present ones first: those are the ones a session can use.
+ */
+export function agentsListing(agents: readonly ListedAgent[]): string {
+  if (agents.length === 0) {
+    return `${STATUS}No agents known yet: no peer profiles were loaded, and nobody else is in the room.`;
+  }
+  const present = agents.filter((a) => a.present).length;
+  const lines = [`${STATUS}Agents: ${present} in the room, ${agents.length - present} known but away.`];
+  for (const agent of agents.slice(0, MAX_LISTED_AGENTS)) lines.push(agentLine(agent));
+  const more = agents.length - MAX_LISTED_AGENTS;
+  if (more > 0) lines.push(`… and ${more} more`);
+  return lines.join("\n");
+}
+
+/** "- Prolog (present): actions, constraints (needs approval) — evidence: its profile" */
+function agentLine(agent: ListedAgent): string {
+  const notes: string[] = [];
+  if (agent.chair) notes.push("(chair)");
+  if (agent.needsApproval) notes.push("(needs approval)");
+  const tail = notes.length > 0 ? ` ${notes.join(" ")}` : "";
+  return `- ${agent.nick} (${agent.present ? "present" : "absent"}): ${agent.offers}${tail} — evidence: ${evidenceWords(agent)}`;
+}

@@ -1,28 +1,37 @@
 /**
- * Choosing the agents before a session collects contributions: a Chair's debate, the
- * catalog's selection (with a person's clarification when it cannot tell), and a person's
- * approval for agents that act in the world. Names and catalog matches are resolved by the
- * shell; here are only the rules.
+ * Choosing the agents before a session collects contributions: a Chair's debate, selection
+ * from the room (with a person's clarification when it cannot tell), a person's approval for
+ * agents that act in the world, and agents that leave meanwhile. The room comes with the
+ * inputs as data (see room-view.ts); every decision is made here, so a replay decides as live.
+ *
+ * While a debate runs, the session says nothing: Chairs read every plain line as debate input.
  */
-import { selectionWording as say } from "../chat/selection-report.js";
+import { debateInvitation, selectionWording as say } from "../chat/selection-report.js";
 import { seconds } from "./text.js";
 import { sessionWording } from "./report.js";
-import { maySteer } from "./identity.js";
+import { maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, sameAgent, setDeadline } from "./lifecycle.js";
+import { EMPTY_ROOM, type RoomView } from "./room-view.js";
+import { selectFromRoom } from "./selection-match.js";
+import { mapNames, mappedAgents } from "./selection-names.js";
 import type { Step } from "./step-context.js";
-import type { Input, Selection, SelectionOutcome, Session } from "./types.js";
+import type { Input, Participant, Selection, SelectionOutcome, Session } from "./types.js";
 
 /** Debate lines kept per session for the report. */
 const MAX_NOTES = 50;
 
 type StartInput = Extract<Input, { kind: "start" }>;
+type DebateInput = Extract<Input, { kind: "debate" }>;
 
 export function startSelection(session: Session, input: StartInput, s: Step): void {
   session.phase = "selecting";
+  const choose = input.choose;
   const selection: Selection = {
     stage: "approving",
     chair: null,
-    fallback: input.choose?.method === "debate" ? input.choose.fallback : { kind: "chosen", agents: [], reasons: {} },
+    chairPin: null,
+    room: input.room ?? null,
+    ...(choose?.method === "debate" && choose.fallback ? { fallback: choose.fallback } : {}),
     notes: [],
     options: [],
     chosen: [],
@@ -32,7 +41,6 @@ export function startSelection(session: Session, input: StartInput, s: Step): vo
     method: "all agents present",
   };
   session.selection = selection;
-  const choose = input.choose;
   if (!choose) {
     // Everyone is invited, but some present agents need a person's approval first.
     selection.chosen = dedupe(input.requestedAgents ?? input.expectedAgents);
@@ -43,16 +51,40 @@ export function startSelection(session: Session, input: StartInput, s: Step): vo
   if (choose.method === "debate") {
     selection.stage = "debating";
     selection.chair = choose.chair;
+    if (choose.chairIdentity) selection.chairPin = { nick: choose.chair, jid: undefined, identity: choose.chairIdentity };
     selection.method = `debate led by ${choose.chair}`;
-    s.say(choose.invitation);
+    const available = (input.room?.candidates ?? []).map((c) => c.nick);
+    s.say(choose.invitation ?? debateInvitation(session.id, session.problem, available));
     setDeadline(session, "selection", s.now + session.settings.debateTimeoutMs, s);
     return;
   }
-  selection.method = "selection from the catalog";
-  applyOutcome(session, selection, choose.outcome, s);
+  selection.method = "selection from the room";
+  applyOutcome(session, selection, choose.outcome ?? selectFromRoom(session.problem, input.room ?? EMPTY_ROOM), s);
+}
+
+/** The room's choice when a debate ends without a usable consensus: from the room as it is now. */
+function fallBack(session: Session, selection: Selection, why: string, method: string, room: RoomView | undefined, s: Step): void {
+  if (room) selection.room = room;
+  s.say(say.debateFallback(session, why));
+  selection.method = method;
+  const outcome = room || !selection.fallback ? selectFromRoom(session.problem, selection.room ?? EMPTY_ROOM) : selection.fallback;
+  applyOutcome(session, selection, outcome, s);
 }
 
 function applyOutcome(session: Session, selection: Selection, outcome: SelectionOutcome, s: Step): void {
+  if (outcome.kind === "everyone") {
+    // Nothing to go by never fails a session: whoever might be an agent is asked.
+    selection.stage = "approving";
+    selection.chosen = dedupe(outcome.agents);
+    selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, "might be an agent"]));
+    s.say(say.everyone(session, selection.chosen, outcome.why));
+    if (selection.chosen.length === 0) {
+      beginCollecting(session, null, [], s);
+      return;
+    }
+    askApprovalOrBegin(session, selection, s);
+    return;
+  }
   if (outcome.kind === "chosen" && outcome.agents.length > 0) {
     selection.chosen = dedupe(outcome.agents);
     selection.reasons = { ...outcome.reasons };
@@ -62,7 +94,7 @@ function applyOutcome(session: Session, selection: Selection, outcome: Selection
   }
   const options = outcome.kind === "unclear" ? outcome.options : [];
   if (options.length === 0) {
-    complete(session, "failed", say.noAgents(outcome.kind === "unclear" ? outcome.why : "No agent in the catalog fits."), s);
+    complete(session, "failed", say.noAgents(outcome.kind === "unclear" ? outcome.why : "No agent in the room fits."), s);
     return;
   }
   selection.stage = "clarifying";
@@ -90,40 +122,70 @@ function begin(session: Session, selection: Selection, s: Step): void {
   beginCollecting(session, selection.chosen, selection.chosen, s);
 }
 
-export function onDebateLine(session: Session, input: Extract<Input, { kind: "debate" }>, s: Step): void {
+/**
+ * Only the Chair ends a debate: the identity pinned when it opened, or else the first that
+ * spoke under the Chair's nick. Someone who takes the nick later is not the Chair.
+ */
+function fromTheChair(selection: Selection, from: Participant): boolean {
+  const pin = selection.chairPin;
+  if (pin) return sameParticipant(pin, from);
+  return selection.chair !== null && sameAgent(selection.chair, from.nick);
+}
+
+export function onDebateLine(session: Session, input: DebateInput, s: Step): void {
   const selection = session.selection;
   if (session.phase !== "selecting" || selection?.stage !== "debating") {
     s.log("debug", "debate line outside a debate ignored", { sessionId: session.id, from: input.from.nick });
     return;
   }
   const line = input.line;
+  if (line.kind === "position" || line.kind === "support" || line.kind === "objection") {
+    if (selection.notes.length < MAX_NOTES) selection.notes.push({ from: input.from.nick, kind: line.kind, text: line.text });
+    return;
+  }
+  if (!fromTheChair(selection, input.from)) {
+    s.log("warn", "a Chair's line from someone else under the Chair's nick ignored", {
+      sessionId: session.id,
+      nick: input.from.nick,
+      line: line.kind,
+      chair: selection.chairPin?.identity ?? selection.chairPin?.jid ?? selection.chair,
+      from: input.from.identity ?? input.from.jid,
+    });
+    return;
+  }
+  selection.chairPin ??= input.from;
   switch (line.kind) {
     case "started":
       return;
-    case "position":
-    case "support":
-    case "objection":
-      if (selection.notes.length < MAX_NOTES) selection.notes.push({ from: input.from.nick, kind: line.kind, text: line.text });
-      return;
     case "no-consensus":
-      s.say(say.debateFallback(session, "the Chair reports no consensus"));
-      selection.method = "selection from the catalog, after the debate found no consensus";
-      applyOutcome(session, selection, selection.fallback, s);
+      fallBack(session, selection, "the Chair reports no consensus", "selection from the room, after the debate found no consensus", input.room, s);
       return;
     case "consensus":
-      if (line.ignored.length > 0) s.say(say.ignoredNames(session, line.ignored));
-      if (line.agents.length === 0) {
-        s.say(say.debateFallback(session, "the consensus named no agent I know"));
-        selection.method = "selection from the catalog, after the consensus named no known agent";
-        applyOutcome(session, selection, selection.fallback, s);
-        return;
-      }
-      selection.chosen = dedupe(line.agents);
-      selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, `named in the consensus: "${line.text}"`]));
-      s.say(say.chosen(session, selection));
-      askApprovalOrBegin(session, selection, s);
+      onConsensus(session, selection, line, input.room, s);
       return;
   }
+}
+
+function onConsensus(session: Session, selection: Selection, line: Extract<DebateInput["line"], { kind: "consensus" }>, room: RoomView | undefined, s: Step): void {
+  let agents: string[];
+  if (line.names) {
+    const mapping = mapNames(line.names, room ?? selection.room ?? EMPTY_ROOM);
+    if (mapping.length > 0) s.say(say.consensusNames(session, mapping));
+    agents = mappedAgents(mapping);
+  } else {
+    // A log written before names were mapped here: the shell resolved them.
+    if ((line.ignored ?? []).length > 0) s.say(say.ignoredNames(session, line.ignored ?? []));
+    agents = line.agents ?? [];
+  }
+  if (agents.length === 0) {
+    fallBack(session, selection, "the consensus named no agent in the room", "selection from the room, after the consensus named no agent in the room", room, s);
+    return;
+  }
+  if (room) selection.room = room;
+  selection.chosen = dedupe(agents);
+  selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, `named in the consensus: "${line.text}"`]));
+  s.say(say.chosen(session, selection));
+  askApprovalOrBegin(session, selection, s);
 }
 
 export function onChoice(session: Session, input: Extract<Input, { kind: "choice" }>, s: Step): void {
@@ -150,7 +212,7 @@ export function onChoice(session: Session, input: Extract<Input, { kind: "choice
   }
   selection.chosen = dedupe(agents);
   selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, `chosen by ${input.by.nick}`]));
-  selection.method = `chosen by ${input.by.nick} from the catalog's options`;
+  selection.method = `chosen by ${input.by.nick} from the room's options`;
   s.say(say.chosen(session, selection));
   askApprovalOrBegin(session, selection, s);
 }
@@ -172,14 +234,47 @@ export function onApproval(session: Session, input: Extract<Input, { kind: "appr
   begin(session, selection, s);
 }
 
-export function onSelectionDeadline(session: Session, s: Step): void {
+/**
+ * A chosen agent (or an option) left before being asked: it is dropped, with a line; when
+ * nobody chosen is left, the room as it is now is asked instead. Each departure is one input,
+ * so choosing can never go round in circles.
+ */
+export function onDeparture(session: Session, input: Extract<Input, { kind: "departure" }>, s: Step): void {
+  const selection = session.selection;
+  if (session.phase !== "selecting" || !selection) return;
+  const nick = input.who.nick;
+  selection.room = input.room;
+  if (selection.stage === "clarifying") {
+    const option = selection.options.find((o) => sameAgent(o.agent, nick));
+    if (!option) return;
+    selection.options = selection.options.filter((o) => o !== option);
+    s.say(say.departed(session, option.agent, option.number));
+    if (selection.options.length === 0) {
+      selection.method = "selection from the room, after the options left";
+      applyOutcome(session, selection, selectFromRoom(session.problem, input.room, { exclude: [nick] }), s);
+    }
+    return;
+  }
+  if (selection.stage !== "approving") return;
+  const gone = selection.chosen.find((a) => sameAgent(a, nick));
+  if (!gone) return;
+  selection.chosen = selection.chosen.filter((a) => a !== gone);
+  selection.awaitingApproval = selection.awaitingApproval.filter((a) => !sameAgent(a, nick));
+  s.say(say.departed(session, gone, undefined));
+  if (selection.chosen.length === 0) {
+    selection.method = "selection from the room, after the chosen agents left";
+    applyOutcome(session, selection, selectFromRoom(session.problem, input.room, { exclude: [nick] }), s);
+    return;
+  }
+  if (selection.awaitingApproval.length === 0) begin(session, selection, s);
+}
+
+export function onSelectionDeadline(session: Session, input: Extract<Input, { kind: "deadline" }>, s: Step): void {
   const selection = session.selection;
   if (!selection) return;
   switch (selection.stage) {
     case "debating":
-      s.say(say.debateFallback(session, `no consensus within ${seconds(session.settings.debateTimeoutMs)}`));
-      selection.method = "selection from the catalog, after the debate timed out";
-      applyOutcome(session, selection, selection.fallback, s);
+      fallBack(session, selection, `no consensus within ${seconds(session.settings.debateTimeoutMs)}`, "selection from the room, after the debate timed out", input.room, s);
       return;
     case "clarifying":
       complete(session, "timed-out", say.clarificationTimedOut(session), s);

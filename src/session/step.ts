@@ -12,7 +12,7 @@ import {
 } from "./report.js";
 import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
-import { onApproval, onChoice, onDebateLine, onSelectionDeadline, startSelection } from "./selection-rules.js";
+import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
 import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
@@ -65,7 +65,7 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       onAnalysis(session, input.version, input.outcome, s);
       break;
     case "deadline":
-      onDeadline(session, input.at, s);
+      onDeadline(session, input, s);
       break;
     case "cancel":
       onCancel(session, input.by, s);
@@ -78,6 +78,9 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       break;
     case "approval":
       onApproval(session, input, s);
+      break;
+    case "departure":
+      onDeparture(session, input, s);
       break;
   }
   return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
@@ -364,7 +367,8 @@ function finishReasoning(session: Session, s: Step): void {
   complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
 }
 
-function onDeadline(session: Session, at: number, s: Step): void {
+function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }>, s: Step): void {
+  const at = input.at;
   const deadline = session.deadline;
   if (!deadline || deadline.at !== at || s.now < at || session.phase === "complete") {
     s.log("debug", "stale deadline ignored", { sessionId: session.id, at });
@@ -373,7 +377,7 @@ function onDeadline(session: Session, at: number, s: Step): void {
   session.deadline = null;
   switch (deadline.kind) {
     case "selection":
-      onSelectionDeadline(session, s);
+      onSelectionDeadline(session, input, s);
       return;
     case "contributions": {
       const stalled = contributionStallReport(session);

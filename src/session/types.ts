@@ -6,7 +6,9 @@
 
 // Findings come from the model layer unchanged (attributed to agents there).
 import type { Severity, ValidationFinding } from "../model/validate.js";
+import type { RoomView } from "./room-view.js";
 export type { Severity, ValidationFinding };
+export type { Candidate, EvidenceKind, RoomView } from "./room-view.js";
 
 export type SessionId = string;
 
@@ -140,18 +142,27 @@ export interface SelectionOption {
   reason: string;
 }
 
-/** What the catalog-based selection decided (computed by the shell from the catalog). */
+/** What selection from the room decided (see selection-match.ts). */
 export type SelectionOutcome =
   | { kind: "chosen"; agents: string[]; reasons: Record<string, string> }
-  | { kind: "unclear"; options: SelectionOption[]; why: string };
+  | { kind: "unclear"; options: SelectionOption[]; why: string }
+  /** Nothing to go by: every occupant that might be an agent is asked (none: anyone who answers). */
+  | { kind: "everyone"; agents: string[]; why: string };
 
 /** How the agents of a session are being chosen, while the session is `selecting`. */
 export interface Selection {
   stage: "debating" | "clarifying" | "approving";
   /** The Chair running the debate, when there is one. */
   chair: string | null;
-  /** Selection from the catalog, used when the debate ends without consensus. */
-  fallback: SelectionOutcome;
+  /**
+   * Who spoke as the Chair: pinned when the debate opens (the occupant under the Chair's
+   * nick then) or by the first Chair line; only this identity may end the debate.
+   */
+  chairPin?: Participant | null;
+  /** The room as most recently seen (at start, or with a later input); a fallback is chosen from it. */
+  room?: RoomView | null;
+  /** Logs written before the room was data: the selection computed at start. */
+  fallback?: SelectionOutcome;
   /** Positions, supports and objections heard in the debate (bounded). */
   notes: Array<{ from: string; kind: string; text: string }>;
   /** Numbered options of a clarification question. */
@@ -226,6 +237,15 @@ export interface Session {
   completion: Completion | null;
 }
 
+/**
+ * How agents are chosen before a session collects: a Chair's debate (pinned to the identity
+ * of the occupant under `chair` when known), or selection from the room. `invitation`,
+ * `fallback` and `outcome` are what older logs carry, decided by the shell at start.
+ */
+export type ChooseAgents =
+  | { method: "debate"; chair: string; chairIdentity?: string; invitation?: string; fallback?: SelectionOutcome }
+  | { method: "catalog"; outcome?: SelectionOutcome };
+
 /** Everything that can happen to sessions. Each input is logged before it is applied. */
 export type Input =
   | {
@@ -238,16 +258,16 @@ export type Input =
       expectedAgents: string[];
       /** Set when agents were chosen beforehand; null invites everyone. */
       requestedAgents: string[] | null;
+      /** Agents known to answer SolutionRequests (they proposed before); null when unknown. */
+      expectedProposers?: string[] | null;
       /** How to choose agents first; absent: start collecting at once. */
-      choose?:
-        | { method: "debate"; chair: string; invitation: string; fallback: SelectionOutcome }
-        | { method: "catalog"; outcome: SelectionOutcome };
+      choose?: ChooseAgents;
       /** Agents (among those that may be asked) that act in the world and need a person's approval. */
       approvalRequired?: string[];
-      /** Agents known to answer SolutionRequests (from earlier sessions); null or absent: unknown. */
-      expectedProposers?: string[] | null;
+      /** The room when the session started: who may be asked, and why each is taken for an agent. */
+      room?: RoomView;
     }
-  /** A line of the Chair's debate, already parsed; consensus names already resolved against the catalog. */
+  /** A line of the Chair's debate, already parsed from its plain text. */
   | {
       kind: "debate";
       sessionId: SessionId;
@@ -255,9 +275,14 @@ export type Input =
       line:
         | { kind: "started" }
         | { kind: "position" | "support" | "objection"; text: string }
-        | { kind: "consensus"; text: string; agents: string[]; ignored: string[] }
+        /** `names` as the Chair wrote them; older logs carry `agents`/`ignored` resolved by the shell. */
+        | { kind: "consensus"; text: string; names?: string[]; agents?: string[]; ignored?: string[] }
         | { kind: "no-consensus"; text: string };
+      /** The room when the line arrived: the names are mapped onto it, a fallback is chosen from it. */
+      room?: RoomView;
     }
+  /** An occupant left the room while a session that might ask it was still choosing. */
+  | { kind: "departure"; sessionId: SessionId; who: Participant; room: RoomView }
   /** `use 1,3` / `use all` in answer to a clarification. */
   | { kind: "choice"; sessionId: SessionId; by: Requester; choice: "all" | number[] }
   /** `approve <id>` / `reject <id>`. */
@@ -265,7 +290,8 @@ export type Input =
   | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck }
   | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
-  | { kind: "deadline"; sessionId: SessionId; at: number }
+  /** `room`: the room when a debate's deadline fired, to fall back on. */
+  | { kind: "deadline"; sessionId: SessionId; at: number; room?: RoomView }
   | { kind: "cancel"; sessionId: SessionId; by: Requester };
 
 /** The protocol messages the core asks the shell to broadcast in the primary room. */

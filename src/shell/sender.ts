@@ -3,12 +3,17 @@
  * rate limits and the session rules go by, how logs and replies name the sender, and the
  * standing that lets someone steer sessions other than their own.
  */
-import type { SenderIdentity } from "../catalog/agent-recognition.js";
-import { isListedByJid } from "../catalog/agent-recognition.js";
 import type { Participant, Requester } from "../session/types.js";
 import type { InboundMessage } from "../xmpp/inbound.js";
 import { directIdentity, rateLimitKey } from "../xmpp/occupant-identity.js";
 import type { Occupant, Rooms } from "../xmpp/rooms.js";
+
+/** Who sent something: a room nick, the real JID when known, and the identity key (see xmpp/occupant-identity.ts). */
+export interface SenderIdentity {
+  nick: string | undefined;
+  realJid: string | undefined;
+  identity?: string | undefined;
+}
 
 export interface Sender {
   identity: SenderIdentity;
@@ -56,4 +61,20 @@ export function requesterOf(sender: Sender, primaryRoom: string, allowList: read
   const moderator = sender.room === primaryRoom && o !== undefined && (o.role === "moderator" || o.affiliation === "owner" || o.affiliation === "admin");
   const standing = moderator ? "moderator" : isListedByJid(sender.identity, allowList) ? "allow-listed" : undefined;
   return { ...participantOf(sender), ...(standing ? { standing } : {}) };
+}
+
+/**
+ * True when the sender's real JID is on the list; also when its nick is, which is only as
+ * strong as the room's hold on nicks (case-insensitive).
+ */
+export function isListed(sender: SenderIdentity, list: readonly string[]): boolean {
+  if (list.length === 0) return false;
+  const keys = [sender.nick, sender.realJid].filter((k): k is string => k !== undefined && k !== "").map((k) => k.toLowerCase());
+  return list.some((entry) => keys.includes(entry.toLowerCase()));
+}
+
+/** True only when the sender's real JID is on the list: what authority over sessions rests on. */
+export function isListedByJid(sender: SenderIdentity, list: readonly string[]): boolean {
+  const jid = sender.realJid?.toLowerCase();
+  return jid !== undefined && list.some((entry) => entry.toLowerCase() === jid);
 }

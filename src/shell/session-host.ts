@@ -11,7 +11,7 @@ import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
 import { sameParticipant } from "../session/identity.js";
-import type { AnalysisOutcome, ContributionCheck, Effect, Input, Participant, Requester, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
+import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { DeadlineTimers } from "./deadline-timers.js";
@@ -73,14 +73,20 @@ export interface SessionHostOptions {
   random?: () => number;
   /** Durable log and archive; without one, sessions live in memory only. */
   journal?: SessionJournal;
+  /** The room as it is now, for a debate whose deadline fires (its fallback is chosen from it). */
+  deadlineRoom?: (session: Session) => RoomView | undefined;
 }
 
 /** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
 export interface SessionPlan {
   expectedAgents: string[];
+  /** Agents known to answer SolutionRequests (they proposed before); null when unknown. */
+  expectedProposers?: string[] | null;
   requestedAgents?: string[] | null;
   approvalRequired?: string[];
-  choose?: (sessionId: string) => NonNullable<Extract<Input, { kind: "start" }>["choose"]>;
+  choose?: (sessionId: string) => ChooseAgents;
+  /** The room as the shell sees it now (who may be asked, and why each is taken for an agent). */
+  room?: RoomView;
 }
 
 /** Bytes left for n3's blank-node label prefixes (`b12_`) in a statement measured on arrival. */
@@ -96,7 +102,7 @@ export class SessionHost {
   private sending: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SessionHostOptions) {
-    this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply({ kind: "deadline", sessionId, at }));
+    this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
   }
 
   get sessions(): Sessions {
@@ -130,10 +136,24 @@ export class SessionHost {
       settings: this.options.settings,
       expectedAgents: plan.expectedAgents,
       requestedAgents: plan.requestedAgents ?? null,
+      ...(plan.expectedProposers !== undefined ? { expectedProposers: plan.expectedProposers } : {}),
       ...(plan.choose ? { choose: plan.choose(sessionId) } : {}),
       ...(plan.approvalRequired?.length ? { approvalRequired: plan.approvalRequired } : {}),
+      ...(plan.room ? { room: plan.room } : {}),
     });
     return { ok: true, sessionId };
+  }
+
+  /** A deadline as an input; a debate's carries the room as it is now, to fall back on. */
+  private deadlineInput(sessionId: string, at: number): Input {
+    const session = this.state.byId[sessionId];
+    const room = session ? this.options.deadlineRoom?.(session) : undefined;
+    return { kind: "deadline", sessionId, at, ...(room ? { room } : {}) };
+  }
+
+  /** Sessions still choosing their agents (debate, clarification or approval). */
+  choosingSessions(): Session[] {
+    return this.liveSessions().filter((s) => s.phase === "selecting");
   }
 
   /** Sessions whose agents are being chosen in a Chair's debate. */

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 interface Migration {
   /** The version this migration produces. */
@@ -96,6 +96,28 @@ const MIGRATIONS: readonly Migration[] = [
           after_seq INTEGER NOT NULL
         );
         INSERT INTO sent_tracking (id, after_seq) SELECT 1, coalesce(max(seq), 0) FROM events;
+      `);
+    },
+  },
+  {
+    to: 3,
+    up(db) {
+      db.exec(`
+        -- Evidence about agents (see catalog/evidence.ts), kept across restarts so an agent
+        -- without a profile or Lingue features is still known as one: one row per identity
+        -- key and kind (disco, protocol, consensus, person), with when it was first and last
+        -- seen and how many contributions and proposals it sent.
+        CREATE TABLE agent_evidence (
+          identity TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          nick TEXT NOT NULL,
+          first_seen INTEGER NOT NULL,
+          last_seen INTEGER NOT NULL,
+          contributions INTEGER NOT NULL DEFAULT 0,
+          proposals INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (identity, kind)
+        );
+        CREATE INDEX agent_evidence_by_last_seen ON agent_evidence (last_seen);
       `);
     },
   },

@@ -16,6 +16,8 @@ import type { ProcessLock } from "./process-lock.js";
 import { archiveRecordOf, isCompletionStatus } from "./records.js";
 import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
+import type { EvidenceRow } from "../catalog/evidence.js";
+import { prepareEvidence } from "./agent-evidence.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -47,6 +49,7 @@ interface ArchivedRow extends SummaryRow {
 
 export class SessionStore {
   private readonly statements: ReturnType<typeof prepare>;
+  private readonly evidence: ReturnType<typeof prepareEvidence>;
   private closed = false;
 
   private constructor(
@@ -57,6 +60,7 @@ export class SessionStore {
     private readonly lock: ProcessLock | undefined,
   ) {
     this.statements = prepare(db);
+    this.evidence = prepareEvidence(db);
   }
 
   /**
@@ -223,19 +227,36 @@ export class SessionStore {
     return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, at: r.at, content: r.content }));
   }
 
+  // ---- agent evidence -------------------------------------------------------------------
+
+  /** Every evidence row, least recently seen first (the catalog's EvidenceJournal). */
+  loadEvidence(): EvidenceRow[] {
+    return this.evidence.load();
+  }
+
+  /** Writes one row as the catalog holds it now. */
+  saveEvidence(row: EvidenceRow): void {
+    this.writable();
+    this.evidence.save(row);
+  }
+
   // ---- retention ------------------------------------------------------------------------
 
   /**
    * Deletes archived sessions (with their events and artefacts) completed more than
    * `maxAgeMs` before `now`, or beyond the newest `maxCount`. A session with live events is
-   * never touched. Returns how many sessions went.
+   * never touched. Returns how many sessions went. Agent evidence not seen within `maxAgeMs`
+   * goes too.
    */
   prune(options: PruneOptions): number {
     this.writable();
     const { maxAgeMs, maxCount, now } = options;
     if (maxAgeMs !== undefined && !(maxAgeMs >= 0)) throw new RangeError(`prune: maxAgeMs must be ≥ 0, got ${maxAgeMs}`);
     if (maxCount !== undefined && !(Number.isInteger(maxCount) && maxCount >= 0)) throw new RangeError(`prune: maxCount must be a whole number ≥ 0, got ${maxCount}`);
-    return this.statements.pruneTx({ cutoff: maxAgeMs === undefined ? null : now - maxAgeMs, maxCount: maxCount ?? null });
+    const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
+    // Evidence ages out with the archive: an agent not seen for as long is forgotten.
+    this.evidence.prune(cutoff);
+    return this.statements.pruneTx({ cutoff, maxCount: maxCount ?? null });
   }
 
   /** Checkpoints and closes the database, then lets the next coordinator in. Idempotent. */

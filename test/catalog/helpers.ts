@@ -1,7 +1,8 @@
-/** Small builders for the catalog tests: profiles and entries without touching the file system. */
+/** Small builders for the catalog and selection tests: profiles and rooms without touching the file system. */
 import type { AgentProfile } from "../../src/catalog/agent-profile.js";
-import type { CatalogEntry } from "../../src/catalog/catalog.js";
+import { specificModes, whatItDoes } from "../../src/catalog/describe.js";
 import { ContributionKind } from "../../src/protocol/vocab.js";
+import type { Candidate, RoomView } from "../../src/session/room-view.js";
 
 export const REPO_PROFILES = new URL("../../config/agents/", import.meta.url).pathname;
 
@@ -18,36 +19,55 @@ export function profile(nick: string, over: Partial<AgentProfile> = {}): AgentPr
   };
 }
 
-export function entry(nick: string, over: Partial<AgentProfile> | null = {}, present = true): CatalogEntry {
+/** A candidate as the catalog describes it: from a profile, or (`null`) an occupant with no profile. */
+export function candidate(nick: string, over: Partial<AgentProfile> | null = {}, more: Partial<Candidate> = {}): Candidate {
+  const p = over === null ? undefined : profile(nick, over);
   return {
     nick,
-    ...(over === null ? {} : { profile: profile(nick, over) }),
-    present,
-    features: [],
-    lingue: false,
+    identity: `occupant:${nick.toLowerCase()}`,
+    evidence: p ? ["profile"] : [],
+    contributions: 0,
+    proposals: 0,
+    declared: {
+      capabilities: (p?.capabilities ?? []).join(", "),
+      kinds: p?.contributionKinds ?? [],
+      description: p?.description ?? "",
+      modes: specificModes({ profile: p, features: [] }).join(", "),
+    },
+    offers: whatItDoes({ profile: p, features: [] }, 70),
+    needsApproval: p?.requiresApproval ?? false,
+    ...more,
   };
 }
 
-/** A room like the example profiles describe, everyone present. */
-export function exampleRoom(): CatalogEntry[] {
-  return [
-    entry("Chair", { isChair: true, description: "Chairs debates on which tools and agents to use" }),
-    entry("Prolog", {
+export function room(candidates: Candidate[], absent: string[] = []): RoomView {
+  return { candidates, absent };
+}
+
+/** A room like the example profiles describe, everyone present (the Chair is not a candidate). */
+export function exampleRoom(): RoomView {
+  return room([
+    candidate("Prolog", {
       description: "Logic programming agent: defines actions, checks constraints and finds plans",
       capabilities: ["models actions", "identifies constraints", "plan generation"],
       contributionKinds: [ContributionKind.ActionDefinition, ContributionKind.ConstraintIdentification],
     }),
-    entry("Mistral", {
+    candidate("Mistral", {
       description: "Language model: names the people and objects involved and states the goals",
       capabilities: ["entity extraction", "goal identification"],
       contributionKinds: [ContributionKind.EntityDiscovery, ContributionKind.GoalIdentification],
     }),
-    entry("Data", {
+    candidate("Data", {
       description: "SPARQL query agent for Wikidata",
       supports: ["http://purl.org/stuff/lingue/HumanChat", "http://purl.org/stuff/lingue/SparqlQuery"],
       capabilities: ["grounds entities"],
       contributionKinds: [ContributionKind.EntityDiscovery],
     }),
-    entry("Executor", { description: "Executes validated plans in the world", capabilities: ["plan execution"], requiresApproval: true }),
-  ];
+    candidate("Executor", { description: "Executes validated plans in the world", capabilities: ["plan execution"], requiresApproval: true }),
+  ]);
+}
+
+/** The room of PROTOCOL.md's example: existing agents with no profile and no Lingue features. */
+export function existingAgentsRoom(): RoomView {
+  return room([candidate("MfrSemantic", null), candidate("Prolog", null)]);
 }

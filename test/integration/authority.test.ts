@@ -31,7 +31,7 @@ const PROFILES = {
 /** Nothing but a `status` answer "collecting": the session is still live. */
 async function expectStillCollecting(peer: Awaited<ReturnType<typeof kit.person>>, room: string, sessionId: string): Promise<void> {
   await peer.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-  await peer.waitForMessage(said(room, `${sessionId}: collecting model contributions`));
+  await peer.waitForMessage(said(room, `[MFR] ${sessionId}: collecting model contributions`));
   expect(peer.messages.filter(negotiation("SessionComplete", sessionId))).toEqual([]);
 }
 
@@ -116,12 +116,12 @@ describe("authority over sessions in a real room", () => {
     await bob.waitForMessage(notAllowed(room, "bob", sessionId, "reject agents for"));
     // Neither went through: no decision announced, nobody asked yet.
     await new Promise((r) => setTimeout(r, 200));
-    expect(alice.messages.filter(said(room, new RegExp(`^${sessionId}: bob (approved|rejected)`)))).toEqual([]);
+    expect(alice.messages.filter(said(room, new RegExp(`^\\[MFR\\] ${sessionId}: bob (approved|rejected)`)))).toEqual([]);
     expect(alice.messages.filter(negotiation("ModelContributionRequest", sessionId))).toEqual([]);
     expect(executor.requests).toEqual([]);
 
     await alice.sendGroupchat(room, { body: `approve ${sessionId}` });
-    await alice.waitForMessage(said(room, `${sessionId}: alice approved Executor.`));
+    await alice.waitForMessage(said(room, `[MFR] ${sessionId}: alice approved Executor.`));
     const request = await executor.peer.waitForMessage((m: ReceivedMessage) => negotiation("ModelContributionRequest", sessionId)(m));
     expect(json(request).sessionId).toBe(sessionId);
     await alice.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });

@@ -117,7 +117,7 @@ describe("bounds at the edge, over a real room", () => {
     // The default stanza limit is 200 KiB; a problem may take a quarter of it.
     expect(reply.body).toMatch(/^That problem is 1\d\d\.\d KiB as I would send it; a problem may take at most 50\.0 KiB, .* No session was started/);
     await alice.sendGroupchat(room, { body: "mfr-list" });
-    await alice.waitForMessage(said(room, "No sessions yet."));
+    await alice.waitForMessage(said(room, "[MFR] No sessions yet."));
     expect(alice.messages.filter(negotiation("ModelContributionRequest"))).toEqual([]);
     expect(coordinator.logs.filter((l) => l.msg === "session started")).toEqual([]);
     await expectStillServing(coordinator, alice, room);
@@ -148,7 +148,7 @@ describe("bounds at the edge, over a real room", () => {
     expectConnected(s.modeler);
 
     await s.alice.sendGroupchat(s.room, { body: `mfr-status ${s.sessionId}` });
-    const status = await s.alice.waitForMessage(said(s.room, `${s.sessionId}: collecting`));
+    const status = await s.alice.waitForMessage(said(s.room, `[MFR] ${s.sessionId}: collecting`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
     await plannerCompletesModel(s);
     await bothProposeAndComplete(s);

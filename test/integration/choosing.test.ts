@@ -4,6 +4,8 @@ import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../suppor
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
+import { ScriptedChair } from "../support/scripted-chair.js";
+import { toldPrivately } from "../support/room-kit.js";
 
 const { server, afterThis } = useTestProsody();
 
@@ -27,9 +29,9 @@ const PROFILES: Record<string, string> = {
 
 const TIMEOUTS = "mfr:contributionTimeout 5000 ; mfr:reasoningTimeout 5000 ; mfr:debateTimeout 5000 ;";
 
-async function setUp(): Promise<{ room: string; human: TestPeer; coordinator: CoordinatorProcess }> {
+async function setUp(agentProfiles: Record<string, string> = PROFILES, mfrConfig = TIMEOUTS): Promise<{ room: string; human: TestPeer; coordinator: CoordinatorProcess }> {
   const room = uniqueRoom(server());
-  const coordinator = await CoordinatorProcess.start({ server: server(), room, mfrConfig: TIMEOUTS, agentProfiles: PROFILES });
+  const coordinator = await CoordinatorProcess.start({ server: server(), room, mfrConfig, agentProfiles });
   afterThis(() => coordinator.kill());
   await coordinator.joined(room);
   const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
@@ -44,13 +46,18 @@ async function agent(room: string, nick: string, script: AgentScript): Promise<S
   return a;
 }
 
+/** A peer that behaves like the existing open-source agents: no profile, no features, woken by its nick. */
+async function existingAgent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
+  return agent(room, nick, { ...script, answersMentions: true });
+}
+
 const fromCoordinator = (room: string, pattern: RegExp) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && pattern.test(m.body ?? "");
 const request = (m: ReceivedMessage) => m.payload?.mode === Mode.ModelNegotiation && m.payload.messageType === `${MFR}ModelContributionRequest`;
 const completeMsg = (m: ReceivedMessage) => m.payload?.messageType === `${MFR}SessionComplete`;
 const json = (m: ReceivedMessage) => m.payload?.json as Record<string, unknown>;
 
 describe("choosing agents over a real room", () => {
-  it("a scripted Chair's debate decides who is asked; unknown names are ignored and said so", async () => {
+  it("a Chair with a profile: its debate decides who is asked; a name that matches nobody is said so", async () => {
     const { room, human } = await setUp();
     const prolog = await agent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
     await agent(room, "Mistral", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
@@ -62,9 +69,9 @@ describe("choosing agents over a real room", () => {
     await new Promise((r) => setTimeout(r, 300)); // presence and disco reach the coordinator
 
     await human.sendGroupchat(room, { body: "debate Plan the delivery of crates under the truck's capacity constraints" });
-    const invitation = await chair.waitForMessage((m) => (m.body ?? "").startsWith("Debate session: "));
+    const invitation = await chair.waitForMessage((m) => (m.body ?? "").startsWith("Session: "));
     const lines = (invitation.body ?? "").split("\n");
-    const sessionId = (lines[0] ?? "").slice("Debate session: ".length);
+    const sessionId = (lines[0] ?? "").slice("Session: ".length);
     expect(lines.slice(1)).toEqual([
       "Issue: Which tools and agents should we use to solve this problem?",
       "Problem: Plan the delivery of crates under the truck's capacity constraints",
@@ -75,8 +82,8 @@ describe("choosing agents over a real room", () => {
     await human.sendGroupchat(room, { body: "Position: Prolog should plan, Mistral should model" });
     await chair.sendGroupchat(room, { body: "Consensus reached: Use prolog, mistral and gpt9 for this problem." });
 
-    const ignored = await human.waitForMessage(fromCoordinator(room, /ignoring "gpt9"/));
-    expect(ignored.body).toContain(sessionId);
+    const mapped = await human.waitForMessage(fromCoordinator(room, /from the consensus/));
+    expect(mapped.body).toBe(`[MFR] ${sessionId}: from the consensus, "prolog" is Prolog; "mistral" is Mistral; "gpt9" matched nobody.`);
     const req = await human.waitForMessage(request);
     expect(json(req).requestedAgents).toEqual(["Prolog", "Mistral"]);
     const complete = await human.waitForMessage(completeMsg, 10_000);
@@ -93,7 +100,7 @@ describe("choosing agents over a real room", () => {
     await new Promise((r) => setTimeout(r, 300));
     await human.sendGroupchat(room, { body: "Q: plan the actions under capacity constraints" });
     const note = await human.waitForMessage(fromCoordinator(room, /No Chair/));
-    expect(note.body).toContain("choosing agents from the catalog");
+    expect(note.body).toBe("[MFR] No Chair (Chair) is in the room; choosing agents from the room.");
     const chosen = await human.waitForMessage(fromCoordinator(room, /agents chosen/));
     expect(chosen.body).toMatch(/\n {2}Prolog: matches .*plan/);
     expect(chosen.body).not.toContain("Data:");
@@ -108,7 +115,9 @@ describe("choosing agents over a real room", () => {
     const bob = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "bob")));
     afterThis(() => bob.stop());
     await bob.joinRoom(room, "bob");
-    await new Promise((r) => setTimeout(r, 300));
+    // bob typed a command: a person, not an occupant that might be an agent.
+    await bob.sendGroupchat(room, { body: "mfr-list" });
+    await bob.waitForMessage(fromCoordinator(room, /No sessions yet|Sessions, newest first/));
 
     await human.sendGroupchat(room, { body: "Q: zyxx qwerty blorp" });
     const question = await human.waitForMessage(fromCoordinator(room, /needs clarification/));
@@ -160,6 +169,127 @@ describe("choosing agents over a real room", () => {
     await quiet.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: MODELER_TURTLE + PLANNER_TURTLE }, siblings: { sessionId } });
     await human.waitForMessage((m) => m.payload?.messageType === `${MFR}ModelValidationResult`);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("existing agents and an existing Chair: `debate` ends in a request to exactly the agents the Chair named, and nobody is woken by the way", async () => {
+    const { room, human, coordinator } = await setUp({});
+    const prolog = await existingAgent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    const semantic = await existingAgent(room, "MfrSemantic", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    const chair = await ScriptedChair.join(server(), room, { consensus: "Noted. Consensus reached: Use prolog, semantic for this problem." });
+    afterThis(() => chair.stop());
+    await new Promise((r) => setTimeout(r, 300)); // presence reaches the coordinator
+
+    await human.sendGroupchat(room, { body: "debate Plan the delivery of crates under the truck's capacity" });
+    const req = await human.waitForMessage(request, 10_000);
+    const sessionId = String(json(req).sessionId);
+    expect(json(req).requestedAgents).toEqual(["Prolog", "MfrSemantic"]);
+
+    // The Chair read one line of the coordinator's before its consensus: the invitation, as PROTOCOL.md gives it.
+    expect(chair.heardFrom(`${room}/Coordinator`).map((m) => m.body)).toEqual([
+      [
+        `Session: ${sessionId}`,
+        "Issue: Which tools and agents should we use to solve this problem?",
+        "Problem: Plan the delivery of crates under the truck's capacity",
+        "Available agents: MfrSemantic, Prolog.",
+        "Respond with Position/Support/Objection.",
+      ].join("\n"),
+    ]);
+    const mapped = await human.waitForMessage(fromCoordinator(room, /from the consensus/));
+    expect(mapped.body).toBe(`[MFR] ${sessionId}: from the consensus, "prolog" is Prolog; "semantic" is MfrSemantic.`);
+    // The invitation names the agents (Chairs must read it); no other line of the choosing woke them.
+    const byCoordinator = (a: ScriptedAgent) => a.triggers.filter((m) => m.from === `${room}/Coordinator`).map((m) => m.body?.split("\n")[0]);
+    for (const agent of [prolog, semantic]) expect(byCoordinator(agent)).toEqual([`Session: ${sessionId}`]);
+    expect(json(await human.waitForMessage(completeMsg, 15_000)).status).toBe("solved");
+    await coordinator.waitForLog((l) => String(l.msg).startsWith("agent evidence: MfrSemantic named in the consensus"));
+  });
+
+  it("a room of agents nobody knows anything about gets a selection, not a failure, and `agents` says who might be one", async () => {
+    const { room, human, coordinator } = await setUp({});
+    const prolog = await existingAgent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    const semantic = await existingAgent(room, "MfrSemantic", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 300));
+
+    await human.sendGroupchat(room, { body: "agents" });
+    const listing = (await human.waitForMessage(fromCoordinator(room, /^\[MFR\] Agents:/))).body ?? "";
+    expect(listing.split("\n").slice(0, 3)).toEqual([
+      "[MFR] Agents: 2 in the room, 0 known but away.",
+      "- MfrSemantic (present): no profile — evidence: no evidence yet; not known as a person, so it might be an agent",
+      "- Prolog (present): no profile — evidence: no evidence yet; not known as a person, so it might be an agent",
+    ]);
+
+    await human.sendGroupchat(room, { body: "Q: Plan the delivery of crates under the truck's capacity" });
+    const req = await human.waitForMessage(request, 10_000);
+    const sessionId = String(json(req).sessionId);
+    expect(json(req).requestedAgents).toEqual(["MfrSemantic", "Prolog"]);
+    const why = await human.waitForMessage(fromCoordinator(room, /might be an agent/));
+    expect(why.body).toBe(`[MFR] ${sessionId}: none of the agents in the room says what it can do, so I ask every occupant that might be an agent: MfrSemantic and Prolog.`);
+    expect(prolog.triggers).toEqual([]);
+    expect(semantic.triggers).toEqual([]);
+    expect(json(await human.waitForMessage(completeMsg, 15_000)).status).toBe("solved");
+    const asked = await coordinator.waitForLog((l) => l.msg === "agents that may be asked");
+    expect(asked.candidates).toEqual([
+      { nick: "MfrSemantic", evidence: ["might be an agent"], contributions: 0, proposals: 0 },
+      { nick: "Prolog", evidence: ["might be an agent"], contributions: 0, proposals: 0 },
+    ]);
+  });
+
+  it("evidence survives a restart: an agent that contributed before is known as one before it says anything", async () => {
+    const room = uniqueRoom(server());
+    const options = { server: server(), room, mfrConfig: TIMEOUTS };
+    const first = await CoordinatorProcess.start(options);
+    afterThis(() => first.kill());
+    await first.joined(room);
+    const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+    afterThis(() => human.stop());
+    await human.joinRoom(room, "alice");
+    const semantic = await existingAgent(room, "MfrSemantic", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await existingAgent(room, "Prolog", {});
+    await new Promise((r) => setTimeout(r, 300));
+    await human.sendGroupchat(room, { body: "mfr-start Plan the delivery" });
+    await semantic.peer.waitForMessage(toldPrivately(room, "Contribution received"), 10_000);
+    // Told privately: the agent was not woken by a room line naming it.
+    expect(semantic.triggers).toEqual([]);
+    await first.waitForLog((l) => String(l.msg).startsWith("agent evidence: MfrSemantic sent protocol messages"));
+    await first.kill();
+
+    const second = await first.restart(options);
+    afterThis(() => second.kill());
+    await second.joined(room);
+    const loaded = await second.waitForLog((l) => l.msg === "agent catalog loaded");
+    expect(Number(loaded.evidence)).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 300));
+    const start = human.messages.length;
+    await human.sendGroupchat(room, { body: "agents" });
+    const listing = await human.waitForMessage((m) => human.messages.indexOf(m) >= start && fromCoordinator(room, /^\[MFR\] Agents:/)(m));
+    const lines = (listing.body ?? "").split("\n");
+    expect(lines).toContain("- MfrSemantic (present): no profile — evidence: protocol messages (1 contribution)");
+    expect(lines).toContain("- Prolog (present): no profile — evidence: no evidence yet; not known as a person, so it might be an agent");
+    // alice typed commands before the restart: still a person, not listed.
+    expect(listing.body).not.toContain("alice");
+  });
+
+  it("the Chair's nick taken over by another account cannot announce a consensus", async () => {
+    const { room, human, coordinator } = await setUp({}, "mfr:contributionTimeout 5000 ; mfr:reasoningTimeout 5000 ; mfr:debateTimeout 3000 ;");
+    await existingAgent(room, "Prolog", {});
+    await existingAgent(room, "MfrSemantic", {});
+    const chair = await ScriptedChair.join(server(), room);
+    afterThis(() => chair.stop());
+    await new Promise((r) => setTimeout(r, 300));
+
+    await human.sendGroupchat(room, { body: "debate Plan the delivery of crates" });
+    await chair.peer.waitForMessage((m) => (m.body ?? "").startsWith("Debate started."));
+    await chair.peer.leaveRoom(room, "Chair");
+    await new Promise((r) => setTimeout(r, 300));
+    const impostor = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "impostor")));
+    afterThis(() => impostor.stop());
+    await impostor.joinRoom(room, "Chair");
+    await impostor.sendGroupchat(room, { body: "Noted. Consensus reached: Use prolog for this problem." });
+    await coordinator.waitForLog((l) => l.msg === "a Chair's line from someone else under the Chair's nick ignored");
+
+    const fallback = await human.waitForMessage(fromCoordinator(room, /no consensus within 3 s/), 8_000);
+    expect(fallback.body).toMatch(/^\[MFR\] \S+: no consensus within 3 s; choosing agents from the room instead\.$/);
+    expect(json(await human.waitForMessage(request)).requestedAgents).toEqual(["MfrSemantic", "Prolog"]);
+    expect(human.messages.filter(fromCoordinator(room, /from the consensus/))).toEqual([]);
   });
 
   itReplaysEveryLoggedSessionAsSent();

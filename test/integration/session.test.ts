@@ -148,7 +148,7 @@ describe("MFR sessions over a real room", () => {
     expect(planner.solutionRequests).toHaveLength(2);
     // Each SolutionRequest carries only its own session's problem.
     await human.sendGroupchat(room, { body: "mfr-list" });
-    const list = await human.waitForMessage((m) => (m.body ?? "").startsWith("Sessions, newest first"));
+    const list = await human.waitForMessage((m) => (m.body ?? "").startsWith("[MFR] Sessions, newest first"));
     for (const id of ids) expect(list.body).toContain(String(id));
   });
 
@@ -157,7 +157,7 @@ describe("MFR sessions over a real room", () => {
     const late = await agent(room, "late", {});
     const sessionId = await startSession(human, room, "To be cancelled");
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}: collecting`));
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] ${sessionId}: collecting`));
     expect(status.body).toMatch(/Waiting for: contributions from late, until \d\d:\d\d:\d\d UTC \((1 min 0|\d+) s left\)/);
     await human.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
@@ -180,7 +180,7 @@ describe("MFR sessions over a real room", () => {
     await modeler.peer.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ broken" } });
     await modeler.peer.waitForMessage(toldPrivately(room, "I could not read your ModelNegotiation message"));
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`${sessionId}:`));
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] ${sessionId}:`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
   });
 

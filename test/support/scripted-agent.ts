@@ -3,9 +3,16 @@
  * answers every ModelContributionRequest with a contribution and every SolutionRequest
  * with a proposal, as existing peers do, in the room the request came from. What it sends
  * is scripted per test. It may sit in several rooms (the MFR phase rooms).
+ *
+ * With `answersMentions` it also behaves like the existing open-source agents in the room
+ * (PROTOCOL.md, "Addressing in the room"): no profile, no disco#info features, and any plain
+ * room line that starts with `<nick>:`/`<nick>,` or merely contains its nick wakes it up and
+ * gets an answer, unless the line starts with a system-status marker (`SYS:`, `[MFR]`,
+ * `Lingue `). Every such wake-up is kept in `triggers`, so a test can assert the coordinator
+ * never woke it.
  */
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
-import { TestPeer, type ReceivedMessage } from "./peer.js";
+import { TestPeer, parseMessage, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, type LocalProsody } from "./prosody.js";
 
 export interface AgentScript {
@@ -13,11 +20,18 @@ export interface AgentScript {
   contribution?: (round: number, sessionId: string) => string | undefined;
   /** The `solution` object of a SolutionProposal, or undefined to stay silent. */
   solution?: (model: string, sessionId: string) => Record<string, unknown> | undefined;
+  /** Wake up on any plain room line that names it, as existing agents do. */
+  answersMentions?: boolean;
 }
+
+/** Bodies existing agents skip as system status. */
+export const STATUS_MARKERS = ["SYS:", "[MFR]", "Lingue "];
 
 export class ScriptedAgent {
   readonly requests: Array<{ sessionId: string; round: number; issues?: Record<string, string[]>; requestedAgents?: string[]; room: string }> = [];
   readonly solutionRequests: Array<{ sessionId: string; model: string; room: string }> = [];
+  /** Plain room lines from others that named this agent and woke it up (with `answersMentions`). */
+  readonly triggers: ReceivedMessage[] = [];
 
   private constructor(
     readonly peer: TestPeer,
@@ -57,6 +71,10 @@ export class ScriptedAgent {
   private async onStanza(stanza: ReceivedMessage["stanza"]): Promise<void> {
     if (!stanza.is("message") || stanza.attrs.type !== "groupchat") return;
     const payload = stanza.getChild("payload", LINGUE);
+    if (!payload && this.script.answersMentions) {
+      await this.onPlainLine(parseMessage(stanza));
+      return;
+    }
     if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
     let json: Record<string, unknown>;
     try {
@@ -78,6 +96,15 @@ export class ScriptedAgent {
       const solution = this.script.solution?.(model, sessionId);
       if (solution !== undefined) await this.propose(sessionId, solution, room);
     }
+  }
+
+  /** Existing agents take `<nick>: …` as a command and wake up for any line naming them. */
+  private async onPlainLine(m: ReceivedMessage): Promise<void> {
+    const body = m.body ?? "";
+    if (m.delayed || m.from === `${this.room}/${this.nick}` || STATUS_MARKERS.some((marker) => body.startsWith(marker))) return;
+    if (!body.toLowerCase().includes(this.nick.toLowerCase())) return;
+    this.triggers.push(m);
+    await this.peer.sendGroupchat(this.room, { body: "Sorry, I could not run that as a query." });
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { selectAgents, selectionLines } from "../../src/catalog/selection.js";
-import { stemOf, wordsOf } from "../../src/catalog/words.js";
-import { entry, exampleRoom } from "./helpers.js";
+import { selectFromRoom as selectAgents } from "../../src/session/selection-match.js";
+import { stemOf, wordsOf } from "../../src/session/selection-words.js";
+import { candidate, exampleRoom, existingAgentsRoom, room } from "../catalog/helpers.js";
+
+const entry = candidate;
 
 describe("words", () => {
   it("meet across plurals, -ing and -ed, and drop stop words", () => {
@@ -14,7 +16,7 @@ describe("words", () => {
   });
 });
 
-describe("selectAgents", () => {
+describe("selectFromRoom", () => {
   it("chooses the agents whose declared capabilities match, and explains each in one line naming the words", () => {
     const outcome = selectAgents("Plan the delivery steps and respect the capacity constraints of each van", exampleRoom());
     expect(outcome).toEqual({
@@ -22,7 +24,6 @@ describe("selectAgents", () => {
       agents: ["Prolog"],
       reasons: { Prolog: "matches 'plan', 'constraints' in its capabilities; 'steps', 'capacity' in its contribution kinds" },
     });
-    expect(selectionLines(outcome)).toEqual(["Prolog: matches 'plan', 'constraints' in its capabilities; 'steps', 'capacity' in its contribution kinds"]);
   });
 
   it("chooses every agent scoring at least half the best score, best first, ties by nick", () => {
@@ -46,10 +47,10 @@ describe("selectAgents", () => {
 
   it("is deterministic: the same problem and room give the same outcome, whatever the order of the candidates", () => {
     const problem = "Find the entities and goals of a warehouse robot plan";
-    const room = exampleRoom();
-    const first = selectAgents(problem, room);
-    expect(selectAgents(problem, [...room].reverse())).toEqual(first);
-    expect(selectAgents(problem, room)).toEqual(first);
+    const example = exampleRoom();
+    const first = selectAgents(problem, example);
+    expect(selectAgents(problem, room([...example.candidates].reverse()))).toEqual(first);
+    expect(selectAgents(problem, example)).toEqual(first);
   });
 
   it("matches a nick written in the problem, and a specific Lingue mode the agent supports", () => {
@@ -61,18 +62,13 @@ describe("selectAgents", () => {
     });
   });
 
-  it("never selects the Chair, by profile or by the configured Chair nick", () => {
-    const room = [entry("Chair", { isChair: true, capabilities: ["planning"] }), entry("Moderator", { capabilities: ["planning"] }), entry("Prolog", { capabilities: ["planning"] })];
-    expect(selectAgents("planning", room, { chairNick: "moderator" })).toMatchObject({ kind: "chosen", agents: ["Prolog"] });
-  });
-
-  it("never selects absent agents or excluded nicks", () => {
-    const room = [entry("Prolog", { capabilities: ["planning"] }, false), entry("Planner", { capabilities: ["planning"] }), entry("Coordinator", { capabilities: ["planning"] })];
-    expect(selectAgents("planning", room, { exclude: ["coordinator"] })).toMatchObject({ kind: "chosen", agents: ["Planner"] });
+  it("never selects excluded nicks (agents that left)", () => {
+    const r = room([entry("Prolog", { capabilities: ["planning"] }), entry("Planner", { capabilities: ["planning"] })]);
+    expect(selectAgents("planning", r, { exclude: ["prolog"] })).toMatchObject({ kind: "chosen", agents: ["Planner"] });
   });
 
   it("selects agents that need approval like any other (the caller asks for approval)", () => {
-    expect(selectAgents("execute the validated plans", [entry("Executor", { capabilities: ["plan execution"], requiresApproval: true })])).toMatchObject({
+    expect(selectAgents("execute the validated plans", room([entry("Executor", { capabilities: ["plan execution"], requiresApproval: true })]))).toMatchObject({
       kind: "chosen",
       agents: ["Executor"],
     });
@@ -92,13 +88,26 @@ describe("selectAgents", () => {
     expect(outcome.options[3]?.reason).toMatch(/^no declared capability matches; offers actions, constraints; models actions/);
   });
 
-  it("no fit: no candidates at all", () => {
-    expect(selectAgents("Plan a trip", [entry("Chair", { isChair: true })])).toEqual({ kind: "unclear", options: [], why: "no agents are in the room to choose from" });
+  it("nobody: no candidate at all asks anyone who answers, rather than failing", () => {
+    expect(selectAgents("Plan a trip", room([]))).toEqual({ kind: "everyone", agents: [], why: "no occupant of the room might be an agent" });
+  });
+
+  it("nothing to go by: existing agents declare nothing, so every one of them is asked", () => {
+    expect(selectAgents("Plan a trip under a budget", existingAgentsRoom())).toEqual({
+      kind: "everyone",
+      agents: ["MfrSemantic", "Prolog"],
+      why: "none of the agents in the room says what it can do",
+    });
+  });
+
+  it("an agent without a profile is still matched by its name", () => {
+    expect(selectAgents("Ask prolog to plan the trip", existingAgentsRoom())).toMatchObject({ kind: "chosen", agents: ["Prolog"], reasons: { Prolog: "matches 'prolog' in its name" } });
+    expect(selectAgents("A semantic model of the trip", existingAgentsRoom())).toMatchObject({ kind: "chosen", agents: ["MfrSemantic"] });
   });
 
   it("too close to call: more agents tie for the last place than may be chosen", () => {
-    const room = ["A", "B", "C"].map((n) => entry(n, { capabilities: ["routing"] }));
-    const outcome = selectAgents("routing", room, { maxAgents: 2 });
+    const r = room(["A", "B", "C"].map((n) => entry(n, { capabilities: ["routing"] })));
+    const outcome = selectAgents("routing", r, { maxAgents: 2 });
     expect(outcome).toEqual({
       kind: "unclear",
       why: "too close to call: 3 agents match equally well (1 word each) for the last of 2 places",
@@ -111,12 +120,12 @@ describe("selectAgents", () => {
   });
 
   it("a clear cut at maxAgents chooses the best without asking", () => {
-    const room = [entry("A", { capabilities: ["routing", "maps"] }), entry("B", { capabilities: ["routing", "maps"] }), entry("C", { capabilities: ["maps"] })];
-    expect(selectAgents("routing with maps", room, { maxAgents: 2 })).toMatchObject({ kind: "chosen", agents: ["A", "B"] });
+    const r = room([entry("A", { capabilities: ["routing", "maps"] }), entry("B", { capabilities: ["routing", "maps"] }), entry("C", { capabilities: ["maps"] })]);
+    expect(selectAgents("routing with maps", r, { maxAgents: 2 })).toMatchObject({ kind: "chosen", agents: ["A", "B"] });
   });
 
   it("a tie within maxAgents is not too close: all tied agents are chosen", () => {
-    const room = ["B", "A"].map((n) => entry(n, { capabilities: ["routing"] }));
-    expect(selectAgents("routing", room, { maxAgents: 2 })).toMatchObject({ kind: "chosen", agents: ["A", "B"] });
+    const r = room(["B", "A"].map((n) => entry(n, { capabilities: ["routing"] })));
+    expect(selectAgents("routing", r, { maxAgents: 2 })).toMatchObject({ kind: "chosen", agents: ["A", "B"] });
   });
 });

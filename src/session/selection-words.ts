@@ -1,6 +1,6 @@
 /**
  * Turning free text into comparable words, for matching a problem against what agents say
- * they can do. Deliberately simple and predictable (no dictionary, no locale): the same text
+ * they can do, and names against nicks. Deliberately simple and predictable (no dictionary, no locale): the same text
  * always gives the same words, so selection can be explained and tested.
  */
 
@@ -76,4 +76,14 @@ function undouble(w: string): string {
   const last = w[w.length - 1];
   if (w.length > 3 && last === w[w.length - 2] && last !== undefined && !"lsz".includes(last)) return w.slice(0, -1);
   return w;
+}
+
+/** `modelsActions` → "models actions", `ModelFirstRDF` → "model first rdf", `MfrSemantic` → "mfr semantic". */
+export function humanise(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/[-_]+/g, " ")
+    .trim()
+    .toLowerCase();
 }

@@ -1,11 +1,13 @@
 /**
- * The plain-text debate that existing Chair agents run (PROTOCOL.md, "Debate with a Chair"):
- * the invitation the coordinator posts, reading the lines the Chair and participants post,
- * and mapping the tools named in the Chair's consensus onto catalog agents.
+ * Reading the plain-text lines of a debate that existing Chair agents run (PROTOCOL.md,
+ * "Debate with a Chair"): the Chair's start and outcome, participants' positions. Parsing at
+ * the edge, like commands: the names of a consensus come out as written; which agents they
+ * mean is a rule of the core (session/selection-names.ts).
  *
  * Chair agents are language models, so their wording varies: case, markdown bold, an address
- * to someone ("Chair: …"), "Consensus: use X and Y", names followed by words ("prolog agent",
- * "mistral for this problem"). Reading is liberal; anything not understood is `null`.
+ * to someone ("Chair: …"), a prefix ("Noted. Consensus reached: …"), "Consensus: use X and Y",
+ * names followed by words ("prolog agent", "mistral for this problem"). Reading is liberal;
+ * anything not understood is `null`.
  */
 import { clip } from "../session/text.js";
 
@@ -21,28 +23,18 @@ const MAX_TEXT = 500;
 const clipLine = (text: string): string => clip(text, MAX_TEXT);
 const MAX_NAMES = 20;
 
-/** The debate invitation, exactly as PROTOCOL.md step 1 gives it. Newlines in the problem are flattened: Chairs read line by line. */
-export function debateInvitation(sessionId: string, problem: string, available: readonly string[]): string {
-  const list = available.length > 0 ? available.join(", ") : "none";
-  return [
-    `Debate session: ${sessionId}`,
-    "Issue: Which tools and agents should we use to solve this problem?",
-    `Problem: ${problem.replace(/\s+/g, " ").trim()}`,
-    `Available agents: ${list}.`,
-    "Respond with Position/Support/Objection.",
-  ].join("\n");
-}
-
 /**
  * Reads one room message of a debate. A consensus (or its absence) anywhere in the body wins,
- * because Chairs often summarise first and conclude on a later line; otherwise the first line
- * that is a debate line counts.
+ * in any sentence of any line, because Chairs often acknowledge or summarise first ("Noted.
+ * Consensus reached: …") and conclude later; otherwise the first debate sentence counts.
  */
 export function parseDebateLine(body: string): DebateLine | null {
   const lines = body.slice(0, MAX_BODY).split(/\r?\n/).map(cleanLine).filter((l) => l !== "");
+  // Each sentence is tried with what follows it, so "Consensus reached:" can take the next line.
+  const sentences = lines.flatMap((line) => line.split(/(?<=[.!?])\s+(?=\S)/));
   let first: DebateLine | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const parsed = classifyAddressed(lines[i] as string, lines.slice(i + 1));
+  for (let i = 0; i < sentences.length; i++) {
+    const parsed = classifyAddressed(sentences[i] as string, sentences.slice(i + 1));
     if (!parsed) continue;
     if (parsed.kind === "consensus" || parsed.kind === "no-consensus") return parsed;
     first ??= parsed;
@@ -140,34 +132,6 @@ function cleanFragment(fragment: string): string {
     f = f.replace(FILLER, "");
   }
   return f.trim();
-}
-
-/**
- * Maps names onto known agents, case-insensitively. A fragment names an agent when it is the
- * agent's nick or starts with it followed by a non-letter ("Prolog agent", "mistral for this
- * problem", "prolog's"); the longest matching nick wins. Fragments naming no known agent are
- * returned in `ignored` (trimmed of trailing words), so the caller can say so in the room.
- */
-export function resolveAgentNames(names: readonly string[], known: readonly string[]): { agents: string[]; ignored: string[] } {
-  const byLength = [...known].sort((a, b) => b.length - a.length);
-  const agents: string[] = [];
-  const ignored: string[] = [];
-  for (const fragment of names.flatMap(splitNames).slice(0, MAX_NAMES * 2)) {
-    const cleaned = cleanFragment(fragment);
-    if (cleaned === "") continue;
-    const lower = cleaned.toLowerCase();
-    const match = byLength.find((k) => {
-      const nick = k.toLowerCase();
-      return nick !== "" && lower.startsWith(nick) && !/^[\p{L}\p{N}]/u.test(lower.slice(nick.length));
-    });
-    if (match) {
-      if (!agents.includes(match)) agents.push(match);
-      continue;
-    }
-    const shown = cleanFragment(stripTrailingPhrase(cleaned)).slice(0, 40);
-    if (shown !== "" && !ignored.some((i) => i.toLowerCase() === shown.toLowerCase())) ignored.push(shown);
-  }
-  return { agents, ignored };
 }
 
 /** Removes markdown that Chairs add: quote marks, headings, bullets, bold/italic markers, code ticks. */

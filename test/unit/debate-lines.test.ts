@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { debateInvitation, parseDebateLine, resolveAgentNames } from "../../src/catalog/debate.js";
-
-const KNOWN = ["Prolog", "Mistral", "Data", "Executor"];
+import { parseDebateLine } from "../../src/chat/debate-lines.js";
 
 function consensusNames(body: string): string[] {
   const line = parseDebateLine(body);
   expect(line?.kind, body).toBe("consensus");
   return line?.kind === "consensus" ? line.names : [];
 }
-
-describe("debateInvitation", () => {
-  it("is exactly the text of PROTOCOL.md step 1", () => {
-    expect(debateInvitation("mfr-3kq9", "Plan a trip to Rome", ["Prolog", "Mistral", "Data"])).toBe(
-      "Debate session: mfr-3kq9\nIssue: Which tools and agents should we use to solve this problem?\nProblem: Plan a trip to Rome\nAvailable agents: Prolog, Mistral, Data.\nRespond with Position/Support/Objection.",
-    );
-  });
-
-  it("keeps the problem on its one line", () => {
-    expect(debateInvitation("s1", "Plan a trip\nto Rome", ["A"]).split("\n")[2]).toBe("Problem: Plan a trip to Rome");
-  });
-});
 
 describe("parseDebateLine", () => {
   it("reads the protocol's own consensus sentence into names", () => {
@@ -41,6 +27,17 @@ describe("parseDebateLine", () => {
     expect(consensusNames("Use Prolog, Mistral and Data for this problem.")).toEqual(["Prolog", "Mistral", "Data"]);
     expect(consensusNames("The consensus is to use Mistral for entities and Prolog for planning.")).toEqual(["Mistral", "Prolog"]);
     expect(consensusNames("Consensus reached: we will use the Prolog agent (for planning) and Data; Mistral was not needed.")).toEqual(["Prolog", "Data"]);
+  });
+
+  it("finds the consensus wherever it stands: after an acknowledgement, in any sentence", () => {
+    expect(parseDebateLine("Noted. Consensus reached: Use prolog, semantic for this problem.")).toEqual({
+      kind: "consensus",
+      names: ["prolog", "semantic"],
+      text: "Consensus reached: Use prolog, semantic for this problem.",
+    });
+    expect(consensusNames("Thanks, everyone! The debate is over. Consensus reached: use MFR-Semantic and Prolog.")).toEqual(["MFR-Semantic", "Prolog"]);
+    expect(parseDebateLine("Noted. No consensus reached.")).toMatchObject({ kind: "no-consensus" });
+    expect(parseDebateLine("Noted. Position: Prolog plans.")).toEqual({ kind: "position", text: "Prolog plans." });
   });
 
   it("finds the consensus on a later line, and the names on the line after a bare 'Consensus reached:'", () => {
@@ -69,31 +66,5 @@ describe("parseDebateLine", () => {
     for (const body of ["hello", "use 1,3", "use all", "Consensus is forming around Prolog", "I support this idea", "", "Position:"]) {
       expect(parseDebateLine(body), body).toBeNull();
     }
-  });
-});
-
-describe("resolveAgentNames", () => {
-  it("maps names case-insensitively onto catalog nicks", () => {
-    const line = parseDebateLine("Consensus reached: Use prolog, mistral for this problem.");
-    expect(line?.kind === "consensus" && resolveAgentNames(line.names, KNOWN)).toEqual({ agents: ["Prolog", "Mistral"], ignored: [] });
-  });
-
-  it("ignores trailing words and leading fillers, and splits lists it is given whole", () => {
-    expect(resolveAgentNames(["the Prolog agent", "mistral for this problem", "DATA's endpoint"], KNOWN)).toEqual({ agents: ["Prolog", "Mistral", "Data"], ignored: [] });
-    expect(resolveAgentNames(["prolog, mistral and data"], KNOWN)).toEqual({ agents: ["Prolog", "Mistral", "Data"], ignored: [] });
-    expect(resolveAgentNames(["prolog + mistral & data / executor"], KNOWN)).toEqual({ agents: ["Prolog", "Mistral", "Data", "Executor"], ignored: [] });
-  });
-
-  it("names not in the catalog are ignored and reported", () => {
-    expect(resolveAgentNames(["prolog", "Wolfram Alpha for the maths", "ChatGPT"], KNOWN)).toEqual({ agents: ["Prolog"], ignored: ["Wolfram Alpha", "ChatGPT"] });
-  });
-
-  it("does not take a longer word for a nick, and prefers the longest nick", () => {
-    expect(resolveAgentNames(["database", "Prologue"], KNOWN)).toEqual({ agents: [], ignored: ["database", "Prologue"] });
-    expect(resolveAgentNames(["mistral large"], ["Mistral", "Mistral Large"])).toEqual({ agents: ["Mistral Large"], ignored: [] });
-  });
-
-  it("lists each agent once", () => {
-    expect(resolveAgentNames(["Prolog", "prolog", "PROLOG agent"], KNOWN)).toEqual({ agents: ["Prolog"], ignored: [] });
   });
 });

@@ -1,15 +1,18 @@
 /**
- * Choosing agents for a problem without a Chair: match the problem's words against what each
- * present agent declares (nick, capabilities, contribution kinds, description, specific
- * Lingue modes), and either choose, with one line of why per agent, or say why a person
- * must choose.
+ * Choosing agents from the room for a problem, without a Chair (or after a debate without
+ * consensus): match the problem's words against what each candidate declares (nick,
+ * capabilities, contribution kinds, description, specific Lingue modes), and either choose,
+ * with one line of why per agent, ask a person, or invite everyone who might be an agent.
  *
- * The rules, exactly (all counts are of distinct problem-word stems, see words.ts):
- * - Candidates are the present entries, minus any Chair (by profile or by `chairNick`) and
- *   minus `exclude`. Agents that need approval are candidates like any other; the caller
- *   asks for approval.
+ * The rules, exactly (all counts are of distinct problem-word stems, see selection-words.ts):
+ * - Candidates are the room's (the shell leaves out the coordinator, the Chair and known
+ *   people), minus `exclude`. Agents that need approval are candidates like any other; the
+ *   core asks for approval.
+ * - NOBODY: no candidate at all → `everyone` with no agents (anyone who answers is asked).
  * - An agent's score is how many of the problem's stems occur among its declared words.
- * - NO FIT: there are no candidates, or every candidate scores 0 → `unclear`.
+ * - NOTHING TO GO BY: every candidate scores 0 and none declares anything (existing agents
+ *   have no profile) → `everyone`: all candidates are asked, and the room is told so.
+ * - NO FIT: every candidate scores 0 but some declare what they can do → `unclear`.
  * - Otherwise the qualified agents are those scoring at least half the best score (rounded
  *   up), ordered by score (high first), then nick.
  * - If at most `maxAgents` qualify → `chosen` (all of them).
@@ -20,21 +23,14 @@
  *   qualified agents.
  * Same input, same output: no randomness, no clock, ties ordered by nick.
  */
+import { clip } from "./text.js";
 import { ContributionKind } from "../protocol/vocab.js";
-import { humanise } from "./agent-profile.js";
-import { compareNicks, type CatalogEntry } from "./catalog.js";
-import { clip } from "../session/text.js";
-import { specificModes, whatItDoes } from "./describe.js";
-import { stemsOf, wordsOf, type Word } from "./words.js";
-import type { SelectionOption, SelectionOutcome } from "../session/types.js";
-
-// The outcome is handed to the session core as is, so it has the core's type.
-export type { SelectionOption, SelectionOutcome } from "../session/types.js";
+import { declaresSomething, type Candidate, type RoomView } from "./room-view.js";
+import { humanise, stemsOf, wordsOf, type Word } from "./selection-words.js";
+import type { SelectionOption, SelectionOutcome } from "./types.js";
 
 export interface SelectionOptions {
-  /** The Chair's nick: never a candidate, even without a profile saying so. */
-  chairNick?: string;
-  /** Nicks never to choose (e.g. the coordinator itself). */
+  /** Nicks never to choose (e.g. agents that have left). */
   exclude?: string[];
   /** Most agents chosen without asking a person. Default 4. */
   maxAgents?: number;
@@ -61,7 +57,7 @@ type Source = "name" | "capabilities" | "contribution kinds" | "description" | "
 const SOURCES: readonly Source[] = ["name", "capabilities", "contribution kinds", "description", "supported modes"];
 
 interface Scored {
-  entry: CatalogEntry;
+  entry: Candidate;
   /** Matched problem words, by the first source that contains them. */
   matches: Map<Source, Word[]>;
   score: number;
@@ -72,25 +68,28 @@ const DEFAULT_MAX_OPTIONS = 12;
 /** Words named per explanation line; a line stays a line. */
 const MAX_WORDS_EXPLAINED = 6;
 
-export function selectAgents(problem: string, candidates: readonly CatalogEntry[], opts: SelectionOptions = {}): SelectionOutcome {
+export function selectFromRoom(problem: string, room: RoomView, opts: SelectionOptions = {}): SelectionOutcome {
   const maxAgents = Math.max(1, opts.maxAgents ?? DEFAULT_MAX_AGENTS);
   const maxOptions = Math.max(1, opts.maxOptions ?? DEFAULT_MAX_OPTIONS);
-  const excluded = new Set([...(opts.exclude ?? []), ...(opts.chairNick ? [opts.chairNick] : [])].map((n) => n.toLowerCase()));
-  const eligible = candidates
-    .filter((e) => e.present && !e.profile?.isChair && !excluded.has(e.nick.toLowerCase()))
+  const excluded = new Set((opts.exclude ?? []).map((n) => n.toLowerCase()));
+  const eligible = room.candidates
+    .filter((e) => !excluded.has(e.nick.toLowerCase()))
     .filter((e, i, all) => all.findIndex((o) => o.nick.toLowerCase() === e.nick.toLowerCase()) === i)
     .sort((a, b) => compareNicks(a.nick, b.nick));
 
-  if (eligible.length === 0) return { kind: "unclear", options: [], why: "no agents are in the room to choose from" };
+  if (eligible.length === 0) return { kind: "everyone", agents: [], why: "no occupant of the room might be an agent" };
 
   const problemWords = distinctByStem(wordsOf(problem));
   const scored = eligible.map((entry) => score(entry, problemWords)).sort((a, b) => b.score - a.score || compareNicks(a.entry.nick, b.entry.nick));
   const best = scored[0]?.score ?? 0;
 
   if (best === 0) {
+    if (!eligible.some(declaresSomething)) {
+      return { kind: "everyone", agents: eligible.map((e) => e.nick), why: "none of the agents in the room says what it can do" };
+    }
     return {
       kind: "unclear",
-      options: numbered(scored.slice(0, maxOptions).map((s) => ({ agent: s.entry.nick, reason: `no declared capability matches; offers ${whatItDoes(s.entry, 70)}` }))),
+      options: numbered(scored.slice(0, maxOptions).map((s) => ({ agent: s.entry.nick, reason: `no declared capability matches; offers ${s.entry.offers}` }))),
       why: "no agent's declared capabilities match the problem",
     };
   }
@@ -114,13 +113,15 @@ export function selectAgents(problem: string, candidates: readonly CatalogEntry[
   };
 }
 
-/** The outcome as lines for the room: "Prolog: matches 'plan' in its capabilities". */
-export function selectionLines(outcome: SelectionOutcome): string[] {
-  if (outcome.kind === "chosen") return outcome.agents.map((a) => `${a}: ${outcome.reasons[a] ?? ""}`.trimEnd());
-  return outcome.options.map((o) => `${o.number}. ${o.agent}: ${o.reason}`);
+/** Case-insensitive nick order, with the exact spelling as a tie-breaker so the order is total. */
+export function compareNicks(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function score(entry: CatalogEntry, problemWords: Word[]): Scored {
+function score(entry: Candidate, problemWords: Word[]): Scored {
   const stemsBySource = declaredStems(entry);
   const matches = new Map<Source, Word[]>();
   let total = 0;
@@ -133,16 +134,16 @@ function score(entry: CatalogEntry, problemWords: Word[]): Scored {
   return { entry, matches, score: total };
 }
 
-function declaredStems(entry: CatalogEntry): Map<Source, Set<string>> {
-  const profile = entry.profile;
-  const kindWords = (profile?.contributionKinds ?? []).flatMap((k) => KIND_KEYWORDS[k] ?? []);
+function declaredStems(entry: Candidate): Map<Source, Set<string>> {
+  const declared = entry.declared;
+  const kindWords = declared.kinds.flatMap((k) => KIND_KEYWORDS[k] ?? []);
   return new Map<Source, Set<string>>([
     // "MfrSemantic" is written "mfr semantic" by people.
-    ["name", stemsOf(humanise(`${entry.nick} ${profile?.nick ?? ""}`))],
-    ["capabilities", stemsOf((profile?.capabilities ?? []).join(" "))],
+    ["name", stemsOf(humanise(entry.nick))],
+    ["capabilities", stemsOf(declared.capabilities)],
     ["contribution kinds", stemsOf(kindWords.join(" "))],
-    ["description", stemsOf(profile?.description ?? "")],
-    ["supported modes", stemsOf(specificModes(entry).join(" "))],
+    ["description", stemsOf(declared.description)],
+    ["supported modes", stemsOf(declared.modes)],
   ]);
 }
 
