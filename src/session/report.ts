@@ -57,13 +57,13 @@ export const sessionWording = {
     `Your session ${s.id} was cancelled by ${by.nick}${by.standing === "moderator" ? " (a room moderator)" : by.standing === "allow-listed" ? " (on mfr:allowCommandsFrom)" : ""}.`,
   contributionTooLate: (s: Session, readable: boolean) =>
     s.phase === "complete"
-      ? `${s.id} is already complete; your contribution was not used.`
+      ? `Session ${s.id} is already complete; your contribution was not used.`
       : `The model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
   unknownSession: (id: string | undefined) =>
     id ? `There is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `That message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
-  proposalTooEarly: (s: Session) => `${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
-  proposalTooLate: (s: Session) => `${s.id} is already complete; your proposal arrived too late to count.`,
-  alreadyComplete: (s: Session) => `${s.id} is already complete (${s.completion?.status ?? "done"}).`,
+  proposalTooEarly: (s: Session) => `Session ${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
+  proposalTooLate: (s: Session) => `Session ${s.id} is already complete; your proposal arrived too late to count.`,
+  alreadyComplete: (s: Session) => `Session ${s.id} is already complete (${s.completion?.status ?? "done"}).`,
   /** Said only when the model is not sound: a sound one is announced by the solution request. Names no agent. */
   violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null) =>
     clip(
@@ -81,7 +81,7 @@ export const sessionWording = {
   /** The issues of a fix round, for the log room: who must fix what. */
   fixDetail: (s: Session) =>
     [
-      `${s.id}, fix round ${s.round - 1} of ${s.settings.maxFixRounds}:`,
+      `Session ${s.id}, fix round ${s.round - 1} of ${s.settings.maxFixRounds}:`,
       ...Object.entries(s.fixRequests).flatMap(([agent, issues]) => issues.map((issue) => `  ${agent}: ${clip(readable(s, issue), 200)}`)),
     ].join("\n"),
 };
@@ -244,7 +244,7 @@ export function sessionDetail(s: Session, now: number): string {
 /** Answer to `mfr-status <id>`: for a finished session, its full summary. */
 export function sessionStatus(s: Session, now: number): string {
   if (s.completion?.summary) return s.completion.summary;
-  const lines = [`${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
+  const lines = [`Session ${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
   const contribs = contributors(s);
   lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);
   const last = s.validations[s.validations.length - 1];

@@ -6,7 +6,7 @@
  *
  * While a debate runs, the session says nothing: Chairs read every plain line as debate input.
  */
-import { debateInvitation, selectionWording as say } from "../chat/selection-report.js";
+import { debateInvitation, selectionWording as say } from "./selection-report.js";
 import { seconds } from "./text.js";
 import { sessionWording } from "./report.js";
 import { maySteer, sameParticipant } from "./identity.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadAgentProfiles } from "../../src/catalog/agent-profile.js";
 import { AgentCatalog, type ListedAgent } from "../../src/catalog/catalog.js";
-import { agentsListing } from "../../src/chat/selection-report.js";
+import { agentsListing } from "../../src/chat/agents-listing.js";
 import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
 import { REPO_PROFILES } from "./helpers.js";
 

@@ -31,7 +31,7 @@ const PROFILES = {
 /** Nothing but a `status` answer "collecting": the session is still live. */
 async function expectStillCollecting(peer: Awaited<ReturnType<typeof kit.person>>, room: string, sessionId: string): Promise<void> {
   await peer.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-  await peer.waitForMessage(said(room, `[MFR] ${sessionId}: collecting model contributions`));
+  await peer.waitForMessage(said(room, `[MFR] Session ${sessionId}: collecting model contributions`));
   expect(peer.messages.filter(negotiation("SessionComplete", sessionId))).toEqual([]);
 }
 
@@ -121,7 +121,7 @@ describe("authority over sessions in a real room", () => {
     expect(executor.requests).toEqual([]);
 
     await alice.sendGroupchat(room, { body: `approve ${sessionId}` });
-    await alice.waitForMessage(said(room, `[MFR] ${sessionId}: alice approved Executor.`));
+    await alice.waitForMessage(said(room, `[MFR] Session ${sessionId}: alice approved Executor.`));
     const request = await executor.peer.waitForMessage((m: ReceivedMessage) => negotiation("ModelContributionRequest", sessionId)(m));
     expect(json(request).sessionId).toBe(sessionId);
     await alice.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });

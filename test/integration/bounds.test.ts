@@ -148,7 +148,7 @@ describe("bounds at the edge, over a real room", () => {
     expectConnected(s.modeler);
 
     await s.alice.sendGroupchat(s.room, { body: `mfr-status ${s.sessionId}` });
-    const status = await s.alice.waitForMessage(said(s.room, `[MFR] ${s.sessionId}: collecting`));
+    const status = await s.alice.waitForMessage(said(s.room, `[MFR] Session ${s.sessionId}: collecting`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
     await plannerCompletesModel(s);
     await bothProposeAndComplete(s);

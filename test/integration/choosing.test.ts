@@ -83,7 +83,7 @@ describe("choosing agents over a real room", () => {
     await chair.sendGroupchat(room, { body: "Consensus reached: Use prolog, mistral and gpt9 for this problem." });
 
     const mapped = await human.waitForMessage(fromCoordinator(room, /from the consensus/));
-    expect(mapped.body).toBe(`[MFR] ${sessionId}: from the consensus, "prolog" is Prolog; "mistral" is Mistral; "gpt9" matched nobody.`);
+    expect(mapped.body).toBe(`[MFR] Session ${sessionId}: from the consensus, "prolog" is Prolog; "mistral" is Mistral; "gpt9" matched nobody.`);
     const req = await human.waitForMessage(request);
     expect(json(req).requestedAgents).toEqual(["Prolog", "Mistral"]);
     const complete = await human.waitForMessage(completeMsg, 10_000);
@@ -195,7 +195,7 @@ describe("choosing agents over a real room", () => {
       ].join("\n"),
     ]);
     const mapped = await human.waitForMessage(fromCoordinator(room, /from the consensus/));
-    expect(mapped.body).toBe(`[MFR] ${sessionId}: from the consensus, "prolog" is Prolog; "semantic" is MfrSemantic.`);
+    expect(mapped.body).toBe(`[MFR] Session ${sessionId}: from the consensus, "prolog" is Prolog; "semantic" is MfrSemantic.`);
     // The invitation names the agents (Chairs must read it); no other line of the choosing woke them.
     const byCoordinator = (a: ScriptedAgent) => a.triggers.filter((m) => m.from === `${room}/Coordinator`).map((m) => m.body?.split("\n")[0]);
     for (const agent of [prolog, semantic]) expect(byCoordinator(agent)).toEqual([`Session: ${sessionId}`]);
@@ -222,7 +222,7 @@ describe("choosing agents over a real room", () => {
     const sessionId = String(json(req).sessionId);
     expect(json(req).requestedAgents).toEqual(["MfrSemantic", "Prolog"]);
     const why = await human.waitForMessage(fromCoordinator(room, /might be an agent/));
-    expect(why.body).toBe(`[MFR] ${sessionId}: none of the agents in the room says what it can do, so I ask every occupant that might be an agent: MfrSemantic and Prolog.`);
+    expect(why.body).toBe(`[MFR] Session ${sessionId}: none of the agents in the room says what it can do, so I ask every occupant that might be an agent: MfrSemantic and Prolog.`);
     expect(prolog.triggers).toEqual([]);
     expect(semantic.triggers).toEqual([]);
     expect(json(await human.waitForMessage(completeMsg, 15_000)).status).toBe("solved");
@@ -287,7 +287,7 @@ describe("choosing agents over a real room", () => {
     await coordinator.waitForLog((l) => l.msg === "a Chair's line from someone else under the Chair's nick ignored");
 
     const fallback = await human.waitForMessage(fromCoordinator(room, /no consensus within 3 s/), 8_000);
-    expect(fallback.body).toMatch(/^\[MFR\] \S+: no consensus within 3 s; choosing agents from the room instead\.$/);
+    expect(fallback.body).toMatch(/^\[MFR\] Session \S+: no consensus within 3 s; choosing agents from the room instead\.$/);
     expect(json(await human.waitForMessage(request)).requestedAgents).toEqual(["MfrSemantic", "Prolog"]);
     expect(human.messages.filter(fromCoordinator(room, /from the consensus/))).toEqual([]);
   });

@@ -137,7 +137,7 @@ function identityScenarios(mode: Mode): void {
     await coordinator.waitForLog((l) => l.msg === "command from an agent refused" && l.command === "cancel");
 
     await alice.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-    await alice.waitForMessage(said(room, `[MFR] ${sessionId}: collecting model contributions`));
+    await alice.waitForMessage(said(room, `[MFR] Session ${sessionId}: collecting model contributions`));
     await planner.contribute(sessionId, PLANNER_TURTLE);
     await alice.waitForMessage(negotiation("SolutionRequest", sessionId), 10_000);
     await planner.propose(sessionId, GOOD_SOLUTION);

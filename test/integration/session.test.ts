@@ -157,13 +157,13 @@ describe("MFR sessions over a real room", () => {
     const late = await agent(room, "late", {});
     const sessionId = await startSession(human, room, "To be cancelled");
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] ${sessionId}: collecting`));
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId}: collecting`));
     expect(status.body).toMatch(/Waiting for: contributions from late, until \d\d:\d\d:\d\d UTC \((1 min 0|\d+) s left\)/);
     await human.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("cancelled");
     await late.propose(sessionId, GOOD_SOLUTION);
-    const polite = await late.peer.waitForMessage(toldPrivately(room, `${sessionId} is already complete`));
+    const polite = await late.peer.waitForMessage(toldPrivately(room, `Session ${sessionId} is already complete`));
     expect(polite.body).toContain("too late");
     await new Promise((r) => setTimeout(r, 300));
     expect(human.messages.filter(negotiation("SessionComplete", sessionId))).toHaveLength(1);
@@ -180,7 +180,7 @@ describe("MFR sessions over a real room", () => {
     await modeler.peer.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ broken" } });
     await modeler.peer.waitForMessage(toldPrivately(room, "I could not read your ModelNegotiation message"));
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
-    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] ${sessionId}:`));
+    const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId}:`));
     expect(status.body).toContain("modeler (3 entities, 1 action)");
   });
 

@@ -63,7 +63,7 @@ describe("choosing agents with a Chair's debate", () => {
       expect(d.advance(1_000).feed(input).filter((e) => e.kind !== "log")).toEqual([]);
     }
     const effects = d.advance(1_000).feed(debateLine(consensus("Consensus reached: Use prolog, semantic, gpt9 for this problem.", ["prolog", "semantic", "gpt9"]), CHAIR, existingAgentsRoom()));
-    expect(says(effects)[0]?.text).toBe('[MFR] s1: from the consensus, "prolog" is Prolog; "semantic" is MfrSemantic; "gpt9" matched nobody.');
+    expect(says(effects)[0]?.text).toBe('[MFR] Session s1: from the consensus, "prolog" is Prolog; "semantic" is MfrSemantic; "gpt9" matched nobody.');
     expect(requested(effects)).toEqual(["Prolog", "MfrSemantic"]);
     expect(says(effects).every((e) => e.text.startsWith("[MFR] "))).toBe(true);
     expect(d.session().phase).toBe("collecting");
@@ -94,7 +94,7 @@ describe("choosing agents with a Chair's debate", () => {
     const d = debating(declaring("Prolog"));
     const at = ofKind(d.last, "schedule")[0]?.at ?? 0;
     const effects = d.feed({ kind: "deadline", sessionId: "s1", at, room: declaring("Data", "Planner") }, at);
-    expect(says(effects)[0]?.text).toBe("[MFR] s1: no consensus within 30 s; choosing agents from the room instead.");
+    expect(says(effects)[0]?.text).toBe("[MFR] Session s1: no consensus within 30 s; choosing agents from the room instead.");
     expect(requested(effects)).toEqual(["Planner"]);
     expect(d.session().selection?.method).toContain("debate timed out");
   });
@@ -103,9 +103,9 @@ describe("choosing agents with a Chair's debate", () => {
     const d = debating();
     const effects = d.feed(debateLine(consensus("Use gpt9.", ["gpt9"]), CHAIR, existingAgentsRoom()));
     expect(says(effects).map((e) => e.text)).toEqual([
-      '[MFR] s1: from the consensus, "gpt9" matched nobody.',
-      "[MFR] s1: the consensus named no agent in the room; choosing agents from the room instead.",
-      "[MFR] s1: none of the agents in the room says what it can do, so I ask every occupant that might be an agent: MfrSemantic and Prolog.",
+      '[MFR] Session s1: from the consensus, "gpt9" matched nobody.',
+      "[MFR] Session s1: the consensus named no agent in the room; choosing agents from the room instead.",
+      "[MFR] Session s1: none of the agents in the room says what it can do, so I ask every occupant that might be an agent: MfrSemantic and Prolog.",
     ]);
     expect(requested(effects)).toEqual(["MfrSemantic", "Prolog"]);
     const e = debating();
@@ -178,7 +178,7 @@ describe("selection from the room, with clarification", () => {
     const effects = d.start({ choose: { method: "catalog" }, room: declaring("Prolog", "Data"), problem: "planning and lookup" });
     const explanation = says(effects).find((e) => e.text.includes("agents chosen"))?.text ?? "";
     expect(explanation.split("\n")).toEqual([
-      "[MFR] s1: agents chosen (selection from the room):",
+      "[MFR] Session s1: agents chosen (selection from the room):",
       "  Data: matches 'lookup' in its capabilities",
       "  Prolog: matches 'planning' in its capabilities",
     ]);
@@ -191,7 +191,7 @@ describe("selection from the room, with clarification", () => {
     expect(requested(effects)).toEqual(["MfrSemantic", "Prolog"]);
     const e = new Driver();
     const nobody = e.start({ choose: { method: "catalog" }, room: room([]) });
-    expect(says(nobody)[0]?.text).toBe("[MFR] s1: no occupant of the room might be an agent, so I ask anyone in the room who answers.");
+    expect(says(nobody)[0]?.text).toBe("[MFR] Session s1: no occupant of the room might be an agent, so I ask anyone in the room who answers.");
     expect(requested(nobody)).toBeNull();
   });
 
@@ -199,7 +199,7 @@ describe("selection from the room, with clarification", () => {
     const d = new Driver();
     const effects = d.start({ choose: { method: "catalog", outcome: unclear } });
     const question = says(effects)[0]?.text ?? "";
-    expect(question).toMatch(/^\[MFR\] s1 needs clarification/);
+    expect(question).toMatch(/^\[MFR\] Session s1 needs clarification/);
     expect(question).toContain("  1. Prolog: planning");
     expect(question).toContain('answer with "use 1,3"');
     expect(broadcasts(effects, "ModelContributionRequest")).toHaveLength(0);
@@ -230,7 +230,7 @@ describe("agents that leave while agents are being chosen", () => {
   it("an option that leaves is withdrawn, with a line; when none is left the room is asked again", () => {
     const d = new Driver();
     d.start({ choose: { method: "catalog", outcome: { ...unclear, options: unclear.options.slice(0, 2) } } });
-    expect(says(d.feed(departure("prolog", declaring("Mistral", "Data"))))[0]?.text).toBe("[MFR] s1: Prolog left the room; option 1 is withdrawn.");
+    expect(says(d.feed(departure("prolog", declaring("Mistral", "Data"))))[0]?.text).toBe("[MFR] Session s1: Prolog left the room; option 1 is withdrawn.");
     expect(tells(d.feed({ kind: "choice", sessionId: "s1", by: HUMAN, choice: [1] }), "dana")[0]?.text).toContain("there is no 1");
     const effects = d.feed(departure("Mistral", room([candidate("Data", null)])));
     expect(requested(effects)).toEqual(["Data"]);
@@ -240,7 +240,7 @@ describe("agents that leave while agents are being chosen", () => {
     const d = new Driver();
     d.start({ choose: { method: "catalog", outcome: chosen(["Prolog", "Executor"]) }, approvalRequired: ["Executor"] });
     const effects = d.feed(departure("Executor", declaring("Prolog")));
-    expect(says(effects)[0]?.text).toBe("[MFR] s1: Executor left the room; it will not be asked.");
+    expect(says(effects)[0]?.text).toBe("[MFR] Session s1: Executor left the room; it will not be asked.");
     expect(requested(effects)).toEqual(["Prolog"]);
   });
 
@@ -261,7 +261,7 @@ describe("agents that act in the world need a person's approval", () => {
     const d = new Driver();
     const effects = d.start({ choose: { method: "catalog", outcome: chosen(["Prolog", "Executor"]) }, approvalRequired: ["executor"] });
     expect(broadcasts(effects, "ModelContributionRequest")).toHaveLength(0);
-    expect(says(effects).some((e) => e.text.startsWith("[MFR] s1: Executor acts in the world") && e.text.includes('"approve s1"'))).toBe(true);
+    expect(says(effects).some((e) => e.text.startsWith("[MFR] Session s1: Executor acts in the world") && e.text.includes('"approve s1"'))).toBe(true);
     expect(requested(d.feed({ kind: "approval", sessionId: "s1", by: HUMAN, approved: true }))).toEqual(["Prolog", "Executor"]);
   });
 
@@ -316,5 +316,19 @@ describe("selection and the rest of the session", () => {
     const d = debating();
     d.feed(debateLine(consensus("Use prolog", ["prolog"]), CHAIR, existingAgentsRoom()));
     expect(onlyBroadcast(d.cancel(), "SessionComplete").summary).toContain("Agents: Prolog (debate led by Chair).");
+  });
+});
+
+describe("a clarification's example fits its options", () => {
+  it("offers 'use 1,2' for two options and 'use 1' for one", () => {
+    for (const [count, example] of [[2, "use 1,2"], [1, "use 1"]] as const) {
+      const d = new Driver();
+      const options = [
+        { number: 1, agent: "Prolog", reason: "planning" },
+        { number: 2, agent: "Mistral", reason: "language" },
+      ].slice(0, count);
+      const effects = d.start({ choose: { method: "catalog", outcome: { kind: "unclear", options, why: "Several fit." } } });
+      expect(says(effects)[0]?.text).toContain(`answer with "${example}"`);
+    }
   });
 });
