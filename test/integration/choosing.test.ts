@@ -292,5 +292,21 @@ describe("choosing agents over a real room", () => {
     expect(human.messages.filter(fromCoordinator(room, /from the consensus/))).toEqual([]);
   });
 
+  it("`mfr-start` among existing agents never seen before closes each window once they have answered, long before its timeout", async () => {
+    // Windows of 30 s; the agents answer at once. Nothing is known about them, so no one is
+    // "expected": the quiet period after their answers closes each window.
+    const { room, human } = await setUp({}, "mfr:contributionTimeout 30000 ; mfr:reasoningTimeout 30000 ; mfr:quietPeriod 800 ;");
+    const prolog = await existingAgent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    const semantic = await existingAgent(room, "MfrSemantic", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 300));
+    await human.sendGroupchat(room, { body: "mfr-start Deliver goods from the depot" });
+    // Within 10 s, though either window alone would run 30 s: both closed on the quiet period.
+    const complete = await human.waitForMessage(completeMsg, 10_000);
+    expect(json(complete).status).toBe("solved");
+    expect((json(complete).solutions as unknown[]).length).toBe(2);
+    // And no coordinator line woke either agent.
+    expect([...prolog.triggers, ...semantic.triggers]).toEqual([]);
+  }, 20_000);
+
   itReplaysEveryLoggedSessionAsSent();
 });
