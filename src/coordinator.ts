@@ -277,7 +277,7 @@ export class Coordinator {
         // A contribution in parts counts once, at its first part.
         evidence(/^\s*(?!1\s*\/)\d+\s*\//.test(context.decoded.siblings.modelPart ?? "") ? "other" : "contribution");
         if (!sessionId) {
-          await this.tell(from.nick, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
+          await this.replyPrivately(context, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
           return;
         }
         await this.sessions.contribute(sessionId, from, payload.content);
@@ -287,7 +287,7 @@ export class Coordinator {
         evidence(decoded.ok && decoded.message.type === "SolutionProposal" ? "proposal" : "other");
         if (!decoded.ok) {
           this.log.info({ sender: context.from.label, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
-          await this.tell(from.nick, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
+          await this.replyPrivately(context, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
           return;
         }
         const m = decoded.message;
@@ -295,7 +295,7 @@ export class Coordinator {
           const fits = proposalFits(m.solution, this.config.limits.maxStanzaBytes);
           if (!fits.ok) {
             this.log.info({ sender: context.from.label, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
-            await this.tell(from.nick, wording.proposalTooLarge(fits.bytes, fits.max));
+            await this.replyPrivately(context, wording.proposalTooLarge(fits.bytes, fits.max));
             return;
           }
           this.sessions.propose(m.sessionId, from, m.solution);
@@ -435,7 +435,7 @@ export class Coordinator {
   }
 
   private participant(context: InboundContext): Participant {
-    return participantOf(context.from);
+    return participantOf(context.from, bareJid(this.config.room));
   }
 
   /** The sender as an occupant of the primary room, for the evidence about agents. */
@@ -491,11 +491,6 @@ export class Coordinator {
     if (result === "refused") this.log.error({ sender: context.from.label }, "private answer not sent: over the stanza limit");
   }
 
-  /** What one agent alone must read goes privately (see `privateMessage`). */
-  private async tell(nick: string, text: string): Promise<void> {
-    const result = await this.connection.send(privateMessage(bareJid(this.config.room), nick, text));
-    if (result === "refused") this.log.error({ nick }, "private answer not sent: over the stanza limit");
-  }
 
   private async sayIn(room: "primary" | "log", text: string): Promise<void> {
     const jid = room === "primary" ? this.config.room : this.config.logRoom;

@@ -1,4 +1,4 @@
-import type { Broadcast, Effect } from "./types.js";
+import type { Broadcast, Effect, Participant } from "./types.js";
 
 /** Collects the effects of one step; every rule writes through it. */
 export class Step {
@@ -12,8 +12,8 @@ export class Step {
     this.emit({ kind: "tell", nick, text });
   }
   /** An answer to an agent, as a private message: never a room line that starts with its nick. */
-  tellAgent(nick: string, text: string): void {
-    this.emit({ kind: "tell", nick, text, privately: true });
+  tellAgent(to: Participant, text: string): void {
+    this.emit({ kind: "tell", nick: to.nick, text, privately: true, ...(to.room ? { room: to.room } : {}) });
   }
   say(text: string, room: "primary" | "log" = "primary"): void {
     this.emit({ kind: "say", room, text });

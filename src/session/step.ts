@@ -48,7 +48,7 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
   }
 
   if (!existing) {
-    if (input.kind === "contribution" || input.kind === "proposal") s.tellAgent(input.from.nick, say.unknownSession(input.sessionId));
+    if (input.kind === "contribution" || input.kind === "proposal") s.tellAgent(input.from, say.unknownSession(input.sessionId));
     s.log("debug", "input for an unknown session", { sessionId: input.sessionId, kind: input.kind });
     return { state, effects: s.effects };
   }
@@ -150,12 +150,12 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   const nick = input.from.nick;
   const other = heldByAnother(session, input.from);
   if (other) {
-    s.tellAgent(nick, say.heldByAnother(session, nick, "contribution"));
+    s.tellAgent(input.from, say.heldByAnother(session, nick, "contribution"));
     s.log("warn", "contribution under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }
   if (session.phase === "complete" || session.phase === "reasoning") {
-    s.tellAgent(nick, say.contributionTooLate(session, input.check.ok));
+    s.tellAgent(input.from, say.contributionTooLate(session, input.check.ok));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
       session.late.push(contributionOf(session, input, input.check, s.now));
     }
@@ -166,7 +166,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   const key = agentKey(session, nick);
   const previous = key ? session.contributions[key] : undefined;
   if (session.phase === "validating" && (session.revalidations ?? 0) >= MAX_REVALIDATIONS) {
-    s.tellAgent(nick, say.contributionWhileValidating(session, previous !== undefined));
+    s.tellAgent(input.from, say.contributionWhileValidating(session, previous !== undefined));
     s.log("info", "contribution during a much-restarted validation refused", { sessionId: session.id, agent: nick });
     return;
   }
@@ -176,7 +176,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
     if (session.rejected.length < MAX_REJECTED) {
       session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}: ` : ""}${message}` });
     }
-    s.tellAgent(nick, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
+    s.tellAgent(input.from, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
     s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column });
     return;
   }
@@ -185,7 +185,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   if (key && key !== nick) delete session.contributions[key];
   session.contributions[nick] = contribution;
   session.contributionsVersion++;
-  s.tellAgent(nick, say.contributionAccepted(session, contribution, previous !== undefined));
+  s.tellAgent(input.from, say.contributionAccepted(session, contribution, previous !== undefined));
   s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined });
 
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
@@ -333,18 +333,18 @@ function requestSolutions(session: Session, analysis: ModelAnalysis, s: Step): v
 function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }>, s: Step): void {
   const nick = input.from.nick;
   if (session.phase === "complete") {
-    s.tellAgent(nick, say.proposalTooLate(session));
+    s.tellAgent(input.from, say.proposalTooLate(session));
     s.log("info", "proposal after completion ignored", { sessionId: session.id, agent: nick });
     return;
   }
   if (session.phase !== "reasoning") {
-    s.tellAgent(nick, say.proposalTooEarly(session));
+    s.tellAgent(input.from, say.proposalTooEarly(session));
     s.log("info", "proposal before the solution request ignored", { sessionId: session.id, agent: nick, phase: session.phase });
     return;
   }
   const other = heldByAnother(session, input.from);
   if (other) {
-    s.tellAgent(nick, say.heldByAnother(session, nick, "proposal"));
+    s.tellAgent(input.from, say.heldByAnother(session, nick, "proposal"));
     s.log("warn", "proposal under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }

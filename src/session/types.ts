@@ -45,6 +45,11 @@ export interface Participant {
    * the real JID, or the nick's lineage in the room. Absent in logs written before it existed.
    */
   identity?: string | undefined;
+  /**
+   * The room the input came through, when it is not the primary room (a phase room): private
+   * answers go through it, since the agent may sit there only.
+   */
+  room?: string | undefined;
 }
 
 /** Someone asking to steer a session, with the standing the shell found at the time. */
@@ -332,7 +337,7 @@ export type Effect =
    * (existing agents take a room line starting with their nick as a command); otherwise
    * said in the primary room as `nick: text`, which is how people are addressed.
    */
-  | { kind: "tell"; nick: string; text: string; privately?: true }
+  | { kind: "tell"; nick: string; text: string; privately?: true; room?: string }
   /** Human text for the primary room (or the log room for full detail). */
   | { kind: "say"; room: "primary" | "log"; text: string }
   /** Run parse + merge + validate off the event loop and answer with an `analysis` input. */

@@ -113,7 +113,7 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         groupchat(effect.room === "primary" ? ctx.room : ctx.logRoom, effect.text, `say ${effect.room}`);
         break;
       case "tell":
-        if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(ctx.room, effect.nick, effect.text), what: "tell privately" });
+        if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(effect.room ?? ctx.room, effect.nick, effect.text), what: "tell privately" });
         else groupchat(ctx.room, `${effect.nick}: ${effect.text}`, "tell");
         break;
       default:

@@ -47,8 +47,9 @@ export function senderOf(message: InboundMessage, rooms: Rooms): Sender {
 }
 
 /** The sender as the session core knows participants. */
-export function participantOf(sender: Sender): Participant {
-  return { nick: sender.name, jid: sender.identity.realJid, identity: sender.identity.identity };
+export function participantOf(sender: Sender, primaryRoom?: string): Participant {
+  const elsewhere = sender.room !== undefined && primaryRoom !== undefined && sender.room !== primaryRoom;
+  return { nick: sender.name, jid: sender.identity.realJid, identity: sender.identity.identity, ...(elsewhere ? { room: sender.room } : {}) };
 }
 
 /**

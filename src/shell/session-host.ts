@@ -215,7 +215,7 @@ export class SessionHost {
     const archived = this.options.journal.archivedSession(sessionId);
     if (!archived) return false;
     this.options.log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
-    this.queueSend({ sessionId, stanza: privateMessage(this.options.render.room, from.nick, answer(archived)), what: "tell privately" }, undefined);
+    this.queueSend({ sessionId, stanza: privateMessage(from.room ?? this.options.render.room, from.nick, answer(archived)), what: "tell privately" }, undefined);
     return true;
   }
 

@@ -86,6 +86,9 @@ describe("MFR phase rooms", () => {
     expect(modeler.requests.map((r) => [r.round, r.room])).toEqual([[1, rooms.construct]]);
     expect(modeler.solutionRequests.map((r) => r.room)).toEqual([rooms.reason]);
     expect(modeler.solutionRequests[0]?.model).toContain("Truck 1");
+    // Its private answer came through the room it sits in, not the primary room it is not in.
+    const told = modeler.peer.messages.filter((m) => m.type === "chat" && (m.body ?? "").startsWith(`Contribution received for ${sessionId}`));
+    expect(told.map((m) => m.from)).toEqual([`${rooms.construct}/Coordinator`]);
     const accepted = coordinator.logs.filter((l) => protocolMessageFrom(l, "Modeler")).map((l) => [l.mode, l.room]);
     expect(accepted).toEqual([
       [Mode.ModelFirstRDF, rooms.construct],

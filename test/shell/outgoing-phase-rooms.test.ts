@@ -152,3 +152,17 @@ describe("renderEffects: each phase's protocol messages also go to its room", ()
     expect(digests()).toEqual(digests());
   });
 });
+
+describe("private answers to an agent", () => {
+  it("go through the room its input came from, else through the primary room", () => {
+    const effects: Effect[] = [
+      { kind: "tell", nick: "Modeler", text: "Contribution received for s1.", privately: true, room: CONSTRUCT },
+      { kind: "tell", nick: "Prolog", text: "Contribution received for s1.", privately: true },
+    ];
+    const sent = renderEffects("s1", effects, AT, ALL).outgoing.map((o) => [o.stanza.attrs.to, o.stanza.attrs.type]);
+    expect(sent).toEqual([
+      [`${CONSTRUCT}/Modeler`, "chat"],
+      [`${PRIMARY}/Prolog`, "chat"],
+    ]);
+  });
+});
