@@ -215,7 +215,8 @@ export function roomSummary(s: Session, now: number): string {
     const plan = best.solution.plan?.length ? `, a plan of ${plural(best.solution.plan.length, "step")}` : "";
     const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals met` : "";
     const others = s.proposals.length > 1 ? ` (${plural(s.proposals.length, "proposal")} in all)` : "";
-    outcome = `: best solution from ${best.agent}${plan}${goals}${others}: "${clip(best.solution.message, 100)}".`;
+    // The quote loses its own final stop, so the line does not end in `.".`
+    outcome = `: best solution from ${best.agent}${plan}${goals}${others}: "${clip(best.solution.message.replace(/[.!?\s]+$/, ""), 100)}".`;
   } else {
     outcome = c?.reason ? `: ${c.reason}` : ".";
   }
