@@ -139,7 +139,8 @@ export function noContributionsReason(s: Session): string {
 export function noSolutionReason(s: Session): string {
   const answered = new Set(s.proposals.map((p) => p.agent.toLowerCase()));
   const silent = s.solvers.filter((a) => !answered.has(a.toLowerCase()));
-  const parts = [`No successful solution within ${seconds(s.settings.reasoningTimeoutMs)}. Asked: ${names(s.solvers)}.`];
+  // No duration: the window may have closed early (everyone answered, or a quiet period).
+  const parts = [`No successful solution. Asked: ${names(s.solvers)}.`];
   if (s.proposals.length === 0) parts.push("Nobody proposed a solution.");
   for (const p of rankProposals(s.proposals)) {
     parts.push(`${p.agent} failed: ${clip(p.solution.executionError ?? p.solution.message ?? "no reason given", 160)}.`);
