@@ -21,10 +21,11 @@ export const wording = {
     `your proposal is ${formatBytes(bytes)} as I would pass it on in the SessionComplete; the most I can show is ${formatBytes(max)}. It was not accepted; an earlier proposal of yours stands. Send a shorter one (a plan and a short message).`,
   noClarification: () => `No session is waiting for you to choose agents.`,
   identityBasis: (r: { occupantIds: boolean; realJids: boolean }) =>
-    r.occupantIds
-      ? "Who is who: this room gives occupant ids (XEP-0421), so taking over a nick takes over nobody's contributions."
-      : r.realJids
-        ? "Who is who: I see real JIDs in this room, so taking over a nick takes over nobody's contributions."
+    // The same precedence as the identities themselves (xmpp/occupant-identity.ts): real JIDs first.
+    r.realJids
+      ? "Who is who: I see real JIDs in this room, so taking over a nick takes over nobody's contributions."
+      : r.occupantIds
+        ? "Who is who: this room gives occupant ids (XEP-0421), so taking over a nick takes over nobody's contributions."
         : "Who is who: this room shows me neither occupant ids nor real JIDs, so I go by nicks: a nick that leaves and comes back counts as someone new and cannot replace what it sent before. Occupant ids (XEP-0421) on the server, or making me a moderator, makes this stronger.",
 };
 

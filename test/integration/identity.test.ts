@@ -227,7 +227,7 @@ function identityScenarios(mode: Mode): void {
     expect(basis.at(-1)).toBe("real JIDs");
     await bob.sendGroupchat(room, { body: "help" });
     expect(lastLine(await bob.waitForMessage(helpAnswer(room)))).toBe(
-      mode.occupantIds ? OCCUPANT_IDS.whoIsWho : "Who is who: I see real JIDs in this room, so taking over a nick takes over nobody's contributions.",
+      "Who is who: I see real JIDs in this room, so taking over a nick takes over nobody's contributions.",
     );
   });
 }
