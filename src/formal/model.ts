@@ -252,7 +252,8 @@ function unboundFinding(text: string, unbound: string[]): { message: string; lin
   const line = before.split("\n").length;
   const column = before.length - before.lastIndexOf("\n");
   const list = unbound.join(", ");
-  return { message: `${list} ${unbound.length === 1 ? "is" : "are"} neither a parameter nor bound by forall/exists`, line, column };
+  const verb = unbound.length === 1 ? "is neither a parameter" : "are neither parameters";
+  return { message: `${list} ${verb} nor bound by forall/exists`, line, column };
 }
 
 /** The local name of an IRI: what follows its last `/` or `#`. */
