@@ -54,6 +54,8 @@ export function simulatePlan(model: FormalModel, plan: readonly string[], limits
   if (model.objects.length > bounds.maxObjects) {
     return { verdict: "unverifiable", reason: `The model has ${model.objects.length} objects, more than the ${bounds.maxObjects} the check handles.` };
   }
+  // Plans come from agents' JSON: a step that is not text is shown as JSON and reported malformed.
+  const steps = plan.map((s: unknown) => (typeof s === "string" ? s : String(JSON.stringify(s))));
   const trace: string[] = [];
   const budget = { left: bounds.maxExpansions };
   let state = initialWorld(model.initialState);
@@ -62,7 +64,7 @@ export function simulatePlan(model: FormalModel, plan: readonly string[], limits
     trace.push(`0 initial state: ${state.facts.size} facts, ${state.fluents.size} fluents`);
     const broken = violatedConstraint(model, state, budget);
     if (broken !== undefined) return constraintVerdict(broken, 0, "in the initial state", trace);
-    for (const [index, text] of plan.entries()) {
+    for (const [index, text] of steps.entries()) {
       at = index + 1;
       const outcome = runStep(model, runnable, state, text, at, budget);
       if ("verdict" in outcome) {
