@@ -4,6 +4,22 @@
  * goals. Literals that do not parse become findings (with the graph that holds them, so the
  * caller can attribute them to an agent); free-text literals are listed as not
  * machine-checkable and never guessed at.
+ *
+ * Where PROTOCOL.md is silent, this reader decides:
+ * - An entity that is a blank node without `mfr:symbol` has no name a plan could use: skipped.
+ *   Two entity nodes with one symbol are one object, with the union of their types.
+ * - Types come from `mfr:entityType` only (not rdf:type); `object` matches every entity.
+ * - Actions are the nodes with an `mfr:actionName`. One name on several nodes is ambiguous:
+ *   no step naming it is simulated. An action with any free-text or broken precondition,
+ *   effect or parameter, or with none at all, is kept out of simulation (its `informal`
+ *   reasons say why) rather than simulated on its formal half.
+ * - A variable that is neither a parameter nor quantified is a finding, positioned at its
+ *   first occurrence; so is a free variable in a constraint or goal.
+ * - Constraints are found by `mfr:constraintExpression` whatever their type; goals are
+ *   `mfr:Goal` nodes' `mfr:expression`; a StateVariable's `mfr:expression` is checked for
+ *   syntax only. Precondition/Effect nodes no action links to are not read.
+ * - An initial-state `(not …)` adds nothing (closed world); several forms in one literal are
+ *   all read. The same triple in two contributions counts once.
  */
 import { Store } from "n3";
 import type { Quad, Term } from "@rdfjs/types";

@@ -1,11 +1,25 @@
 /**
  * Plan simulation: the verdict of PROTOCOL.md ("Verdicts") for one proposal's plan against
  * the formal model. Pure, deterministic and bounded; it never throws.
+ *
+ * Where PROTOCOL.md is silent, the simulator decides:
+ * - "unverifiable" when the model has no runnable formal action, no formal constraint and no
+ *   formal goal; when a step names an action kept out of simulation (free text, ambiguous);
+ *   when a step names an unknown action and the model has no runnable action at all; and
+ *   when a bound (steps, objects, quantifier instances) is hit.
+ * - "invalid" for a malformed step, an unknown action or object, a wrong number or type of
+ *   arguments, a false precondition, a broken constraint, a goal not reached, a fluent read
+ *   or increased before it has a value, and a division by zero.
+ * - Preconditions are checked in the order written; the first false one is reported. A
+ *   false `or` or `exists` is itself the smallest false part; `imply` blames its consequent.
+ * - Effects: all computed in the state before the step (`when` conditions and numeric values
+ *   included), then deletes, then adds, then numeric updates in written order.
+ * - With no formal goal, a plan can still be valid; its reason says the model states none.
  */
 import { formatCondition } from "./format.js";
-import type { FormalAction, FormalModel, FormalObject, FormalStatement } from "./model.js";
+import type { FormalAction, FormalModel, FormalStatement } from "./model.js";
 import { parsePlanStep } from "./plan-step.js";
-import { SimulationStop, applyChanges, collectChanges, evaluate, initialWorld, objectsOfType } from "./state.js";
+import { SimulationStop, applyChanges, collectChanges, evaluate, hasType, initialWorld } from "./state.js";
 import type { Changes, Evaluation, WorldState } from "./state.js";
 
 export type Verdict = "valid" | "invalid" | "unverifiable";
@@ -61,7 +75,7 @@ export function simulatePlan(model: FormalModel, plan: readonly string[], limits
   let state = initialWorld(model.initialState);
   let at = 0;
   try {
-    trace.push(`0 initial state: ${state.facts.size} facts, ${state.fluents.size} fluents`);
+    trace.push(`0 initial state: ${count(state.facts.size, "fact")}, ${count(state.fluents.size, "fluent")}`);
     const broken = violatedConstraint(model, state, budget);
     if (broken !== undefined) return constraintVerdict(broken, 0, "in the initial state", trace);
     for (const [index, text] of steps.entries()) {
@@ -127,7 +141,7 @@ function runStep(model: FormalModel, runnable: FormalAction[], state: WorldState
     const symbol = step.args[i] as string;
     const object = model.objects.find((o) => o.symbol === symbol);
     if (object === undefined) return invalid(at, `Step ${at} names ${symbol}, which is no object of the model.`);
-    if (!objectsOfType([object] as FormalObject[], parameter.type).includes(object)) {
+    if (!hasType(object, parameter.type)) {
       return invalid(at, `Step ${at} passes ${symbol} as ${parameter.name}, which must be a ${parameter.type ?? "object"}; ${symbol} is ${object.types.length === 0 ? "untyped" : `a ${object.types.join(", ")}`}.`);
     }
     bindings.set(parameter.name, symbol);
@@ -201,4 +215,8 @@ function validReason(model: FormalModel, steps: number): string {
   const last = parts.pop() as string;
   const text = parts.length === 0 ? last : `${parts.join(", ")} and ${last}`;
   return `${text[0]?.toUpperCase() ?? ""}${text.slice(1)}.`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

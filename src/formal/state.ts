@@ -155,10 +155,14 @@ export function applyChanges(state: WorldState, changes: Changes): WorldState {
   return { facts, fluents };
 }
 
-/** Objects a typed variable ranges over: those of its type, or all when untyped or `object`. */
+/** Whether `object` may stand for a variable of `type`: always when untyped or `object` (PDDL's root type). */
+export function hasType(object: FormalObject, type: string | undefined): boolean {
+  return type === undefined || type === "object" || object.types.includes(type);
+}
+
+/** Objects a typed variable ranges over. */
 export function objectsOfType(objects: readonly FormalObject[], type: string | undefined): readonly FormalObject[] {
-  if (type === undefined || type === "object") return objects;
-  return objects.filter((o) => o.types.includes(type));
+  return type === undefined || type === "object" ? objects : objects.filter((o) => hasType(o, type));
 }
 
 /**

@@ -153,7 +153,7 @@ describe("steps and effects", () => {
     expect(atStart.reason).toContain("in the initial state");
     const later = simulatePlan(model({ ...book, constraint: "(<= (booked) 1)" }), ["act(ann, s0900)", "act(bob, s1000)"]);
     expect(later).toMatchObject({ verdict: "invalid", step: 2, failed: "(<= (booked) 1)" });
-    expect(later.trace).toEqual(["0 initial state: 2 facts, 1 fluents", "1 act(ann, s0900): +(booked ann s0900) -(free s0900) (booked)=1", "2 act(bob, s1000): +(booked bob s1000) -(free s1000) (booked)=2"]);
+    expect(later.trace).toEqual(["0 initial state: 2 facts, 1 fluent", "1 act(ann, s0900): +(booked ann s0900) -(free s0900) (booked)=1", "2 act(bob, s1000): +(booked bob s1000) -(free s1000) (booked)=2"]);
   });
 
   it("reports a goal not reached at plan length + 1", () => {
