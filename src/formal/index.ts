@@ -1,0 +1,25 @@
+/**
+ * Formal models and verified solutions (PROTOCOL.md): the PDDL-subset expression parser, the
+ * formal model read from the merged RDF model, and plan simulation with its verdict. Pure.
+ */
+export { isFormal, parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
+export type {
+  Atom,
+  Condition,
+  Effect,
+  ExpressionError,
+  InitialFact,
+  NumericExpression,
+  ParseResult,
+  SourcePosition,
+  Term,
+  TypedVariable,
+} from "./expression.js";
+export { EXPRESSION_LIMITS } from "./sexpr.js";
+export { formatCondition, formatEffect } from "./format.js";
+export { localName, readFormalModel } from "./model.js";
+export type { ExpressionFinding, FormalAction, FormalModel, FormalObject, FormalStatement, InformalPart, ModelQuads } from "./model.js";
+export { parsePlanStep } from "./plan-step.js";
+export type { PlanStep } from "./plan-step.js";
+export { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "./simulate.js";
+export type { SimulationLimits, Verdict, Verification } from "./simulate.js";

@@ -1,0 +1,354 @@
+/**
+ * The formal model read from the quads of a validated merged model, following PROTOCOL.md
+ * ("Formal models and verified solutions"): objects, actions, initial state, constraints and
+ * goals. Literals that do not parse become findings (with the graph that holds them, so the
+ * caller can attribute them to an agent); free-text literals are listed as not
+ * machine-checkable and never guessed at.
+ *
+ * Where PROTOCOL.md is silent, this reader decides:
+ * - An entity that is a blank node without `mfr:symbol` has no name a plan could use: skipped.
+ *   Two entity nodes with one symbol are one object, with the union of their types.
+ * - Types come from `mfr:entityType` only (not rdf:type); `object` matches every entity.
+ * - Actions are the nodes with an `mfr:actionName`. One name on several nodes is ambiguous:
+ *   no step naming it is simulated. An action with any free-text or broken precondition,
+ *   effect or parameter, or with none at all, is kept out of simulation (its `informal`
+ *   reasons say why) rather than simulated on its formal half.
+ * - A variable that is neither a parameter nor quantified is a finding, positioned at its
+ *   first occurrence; so is a free variable in a constraint or goal.
+ * - Constraints are found by `mfr:constraintExpression` whatever their type; goals are
+ *   `mfr:Goal` nodes' `mfr:expression`; a StateVariable's `mfr:expression` is checked for
+ *   syntax only. Precondition/Effect nodes no action links to are not read.
+ * - An initial-state `(not …)` adds nothing (closed world); several forms in one literal are
+ *   all read. The same triple in two contributions counts once.
+ */
+import { Store } from "n3";
+import type { Quad, Term } from "@rdfjs/types";
+import { MFR, RDF, RDF_TYPE } from "../protocol/vocab.js";
+import { parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
+import type { Condition, Effect, InitialFact, ParseResult, TypedVariable } from "./expression.js";
+import { conditionVariables, effectVariables } from "./variables.js";
+
+const P = {
+  symbol: `${MFR}symbol`,
+  entityType: `${MFR}entityType`,
+  actionName: `${MFR}actionName`,
+  hasParameter: `${MFR}hasParameter`,
+  hasPrecondition: `${MFR}hasPrecondition`,
+  hasEffect: `${MFR}hasEffect`,
+  expression: `${MFR}expression`,
+  initialState: `${MFR}initialState`,
+  constraintExpression: `${MFR}constraintExpression`,
+  first: `${RDF}first`,
+  rest: `${RDF}rest`,
+  nil: `${RDF}nil`,
+} as const;
+const C = {
+  Entity: `${MFR}Entity`,
+  Action: `${MFR}Action`,
+  Constraint: `${MFR}Constraint`,
+  Goal: `${MFR}Goal`,
+  StateVariable: `${MFR}StateVariable`,
+} as const;
+
+/** An RDF list longer than this is not read further (a parameter list is short). */
+const MAX_LIST_LENGTH = 256;
+
+/** One object of the planning problem: an entity, by its symbol. */
+export interface FormalObject {
+  /** Lower-cased: symbols compare case-insensitively. */
+  symbol: string;
+  /** Lower-cased `mfr:entityType` values; empty when the entity has none. */
+  types: string[];
+  /** The entity nodes that carry this symbol (IRIs or `_:` blank-node labels). */
+  nodes: string[];
+}
+
+/** An action a plan step may name. */
+export interface FormalAction {
+  /** Lower-cased `mfr:actionName`. */
+  name: string;
+  node: string;
+  parameters: TypedVariable[];
+  preconditions: Condition[];
+  effects: Effect[];
+  /** Why a plan step naming this action cannot be simulated; empty when it can. */
+  informal: string[];
+}
+
+/** A formal constraint or goal. */
+export interface FormalStatement {
+  node: string;
+  text: string;
+  condition: Condition;
+}
+
+/** A literal that looks formal but does not parse (or uses a variable nothing binds). */
+export interface ExpressionFinding {
+  node: string;
+  predicate: string;
+  /** The named graph holding the literal: one contribution, hence one agent. */
+  graph: string;
+  text: string;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/** A free-text part: allowed, but nothing the coordinator can check. */
+export interface InformalPart {
+  node: string;
+  predicate: string;
+  graph: string;
+  text: string;
+}
+
+export interface FormalModel {
+  /** Sorted by symbol. */
+  objects: FormalObject[];
+  /** Every node with an `mfr:actionName`, sorted by name then node. */
+  actions: FormalAction[];
+  initialState: InitialFact[];
+  constraints: FormalStatement[];
+  goals: FormalStatement[];
+  findings: ExpressionFinding[];
+  notMachineCheckable: InformalPart[];
+}
+
+/** The quads of a model, in the order they were written when the caller has that order. */
+export type ModelQuads = readonly Quad[] | Store;
+
+/**
+ * Reads the formal model out of a validated merged model. Pass the contributions' quads as
+ * parsed (an array) when repeated `mfr:hasParameter` literals must keep their text order;
+ * an `N3.Store` orders them by when each term was first seen, which usually agrees.
+ */
+export function readFormalModel(input: ModelQuads): FormalModel {
+  const reader = new Reader(new QuadIndex(input instanceof Store ? input.getQuads(null, null, null, null) : input));
+  const { graph } = reader;
+  const closed = (c: Condition): string[] => conditionVariables(c, new Set());
+  const statements = (nodes: Term[], predicate: string): FormalStatement[] =>
+    nodes.flatMap((node) =>
+      reader.formalValues(node, predicate, parseCondition, closed).map(({ value, text }) => ({ node: nodeName(node), text, condition: value })),
+    );
+
+  const objects = readObjects(graph);
+  const initialState = graph
+    .subjectsWith(P.initialState)
+    .flatMap((node) => reader.formalValues(node, P.initialState, parseInitialState).flatMap((v) => v.value));
+  // Constraints are found by their predicate, whatever their rdf:type: PROTOCOL.md keys them on it.
+  const constraints = statements(graph.subjectsWith(P.constraintExpression), P.constraintExpression);
+  const goals = statements(graph.instances(C.Goal), P.expression);
+  // A state variable's expression declares a predicate or fluent: checked for syntax only.
+  for (const node of graph.instances(C.StateVariable)) reader.formalValues(node, P.expression, parseCondition);
+  const actions = readActions(reader);
+  return { objects, actions, initialState, constraints, goals, findings: reader.findings, notMachineCheckable: reader.informal };
+}
+
+/** Walks the literals of the model, sorting each into a value, a finding or a free-text part. */
+class Reader {
+  readonly findings: ExpressionFinding[] = [];
+  readonly informal: InformalPart[] = [];
+  constructor(readonly graph: QuadIndex) {}
+
+  /** Parses every literal of `predicate` on `node`; `unbound` lists variables nothing binds. */
+  formalValues<T>(node: Term, predicate: string, parse: (text: string) => ParseResult<T>, unbound?: (value: T) => string[]): { value: T; text: string }[] {
+    const values: { value: T; text: string }[] = [];
+    for (const q of this.graph.objects(node, predicate)) {
+      if (q.object.termType !== "Literal") continue;
+      const text = q.object.value;
+      const where = { node: nodeName(node), predicate, graph: q.graph.value, text };
+      const outcome = parse(text);
+      if (outcome.kind === "free-text") {
+        this.informal.push(where);
+        continue;
+      }
+      if (outcome.kind === "error") {
+        this.findings.push({ ...where, ...outcome.error });
+        continue;
+      }
+      const free = unbound?.(outcome.value) ?? [];
+      if (free.length > 0) this.findings.push({ ...where, ...unboundFinding(text, free) });
+      else values.push({ value: outcome.value, text });
+    }
+    return values;
+  }
+}
+
+function readObjects(graph: QuadIndex): FormalObject[] {
+  const bySymbol = new Map<string, FormalObject>();
+  for (const node of graph.instances(C.Entity)) {
+    // An entity with neither mfr:symbol nor an IRI (a blank node) has no name a plan could use.
+    const symbol = (graph.literals(node, P.symbol)[0] ?? (node.termType === "NamedNode" ? localName(node.value) : "")).trim().toLowerCase();
+    if (symbol === "") continue;
+    const types = graph
+      .objects(node, P.entityType)
+      .map((q) => (q.object.termType === "Literal" ? q.object.value : localName(q.object.value)).trim().toLowerCase())
+      .filter((t) => t !== "");
+    // Two entity nodes with one symbol are one object to a plan: their types add up.
+    const known = bySymbol.get(symbol) ?? { symbol, types: [], nodes: [] };
+    for (const t of types) if (!known.types.includes(t)) known.types.push(t);
+    known.nodes.push(nodeName(node));
+    bySymbol.set(symbol, known);
+  }
+  return [...bySymbol.values()].sort((a, b) => compare(a.symbol, b.symbol));
+}
+
+function readActions(reader: Reader): FormalAction[] {
+  const { graph } = reader;
+  const actions: FormalAction[] = [];
+  for (const node of graph.subjectsWith(P.actionName)) {
+    const name = (graph.literals(node, P.actionName)[0] ?? "").trim().toLowerCase();
+    if (name === "") continue;
+    const reasons: string[] = [];
+    const parameters = readParameters(reader, node, reasons);
+    const bound = new Set(parameters.map((p) => p.name));
+    const parts = <T>(predicate: string, parse: (text: string) => ParseResult<T>, unbound: (value: T) => string[]): { values: T[]; all: number } => {
+      const linked = graph.objects(node, predicate);
+      // The usual shape is a Precondition/Effect node holding mfr:expression; a literal given
+      // directly is read too, since it can only mean the expression itself.
+      const values = reader.formalValues(node, predicate, parse, unbound).map((v) => v.value);
+      let all = linked.filter((q) => q.object.termType === "Literal").length;
+      for (const q of linked) {
+        if (q.object.termType === "Literal") continue;
+        all += graph.literals(q.object, P.expression).length;
+        values.push(...reader.formalValues(q.object, P.expression, parse, unbound).map((v) => v.value));
+      }
+      return { values, all };
+    };
+    const pre = parts(P.hasPrecondition, parseCondition, (c) => conditionVariables(c, bound));
+    const eff = parts(P.hasEffect, parseEffect, (e) => effectVariables(e, bound));
+    const formal = pre.values.length + eff.values.length;
+    const all = pre.all + eff.all;
+    // A free-text part may be what makes a later step applicable: simulating without it
+    // could call a good plan invalid, so such an action is not simulated at all.
+    if (formal < all) reasons.push(`${all - formal} of its ${all} preconditions and effects are free text or do not parse`);
+    // An action that states nothing would let any plan through.
+    if (all === 0) reasons.push("it states no precondition or effect");
+    actions.push({ name, node: nodeName(node), parameters, preconditions: pre.values, effects: eff.values, informal: reasons });
+  }
+  actions.sort((a, b) => compare(a.name, b.name) || compare(a.node, b.node));
+  // One name on several action nodes leaves a plan step ambiguous: none of them is guessed.
+  for (const a of actions) {
+    const same = actions.filter((b) => b.name === a.name);
+    if (same.length > 1) a.informal.push(`the name "${a.name}" is defined by ${same.length} actions (${same.map((b) => b.node).join(", ")})`);
+  }
+  return actions;
+}
+
+function readParameters(reader: Reader, node: Term, reasons: string[]): TypedVariable[] {
+  const { graph } = reader;
+  const parameters: TypedVariable[] = [];
+  for (const q of graph.objects(node, P.hasParameter)) {
+    const items = q.object.termType === "Literal" ? [q] : graph.listItems(q.object);
+    for (const item of items ?? [q]) {
+      const where = { node: nodeName(node), predicate: P.hasParameter, graph: item.graph.value, text: item.object.value };
+      const parsed = item.object.termType === "Literal" ? parseParameters(item.object.value) : ({ kind: "free-text" } as const);
+      if (parsed.kind === "formal") {
+        parameters.push(...parsed.value);
+        continue;
+      }
+      // An entity IRI or a plain word (as existing peers write them) names no variable.
+      if (parsed.kind === "error") reader.findings.push({ ...where, ...parsed.error });
+      else reader.informal.push(where);
+      reasons.push(`its parameter ${JSON.stringify(item.object.value)} is not a ?variable`);
+    }
+  }
+  const seen = new Set<string>();
+  for (const p of parameters) {
+    if (seen.has(p.name)) reasons.push(`its parameter ${p.name} appears twice`);
+    seen.add(p.name);
+  }
+  return parameters;
+}
+
+function unboundFinding(text: string, unbound: string[]): { message: string; line: number; column: number } {
+  const first = unbound[0] as string;
+  const at = text.toLowerCase().indexOf(first);
+  const before = text.slice(0, Math.max(0, at));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  const list = unbound.join(", ");
+  const verb = unbound.length === 1 ? "is neither a parameter" : "are neither parameters";
+  return { message: `${list} ${verb} nor bound by forall/exists`, line, column };
+}
+
+/** The local name of an IRI: what follows its last `/` or `#`. */
+export function localName(iri: string): string {
+  const cut = Math.max(iri.lastIndexOf("/"), iri.lastIndexOf("#"));
+  return iri.slice(cut + 1);
+}
+
+function nodeName(term: Term): string {
+  return term.termType === "BlankNode" ? `_:${term.value}` : term.value;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The few look-ups the reader needs, over quads kept in their given order and deduplicated across graphs. */
+class QuadIndex {
+  private readonly bySubject = new Map<string, Quad[]>();
+  private readonly subjects = new Map<string, Term>();
+
+  constructor(quads: readonly Quad[]) {
+    const seen = new Set<string>();
+    for (const q of quads) {
+      // The same triple in two contributions is one fact; the first graph keeps it.
+      const key = `${termKey(q.subject)} ${q.predicate.value} ${termKey(q.object)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const s = termKey(q.subject);
+      const list = this.bySubject.get(s);
+      if (list === undefined) {
+        this.bySubject.set(s, [q]);
+        this.subjects.set(s, q.subject);
+      } else list.push(q);
+    }
+  }
+
+  objects(subject: Term, predicate: string): Quad[] {
+    return (this.bySubject.get(termKey(subject)) ?? []).filter((q) => q.predicate.value === predicate);
+  }
+
+  literals(subject: Term, predicate: string): string[] {
+    return this.objects(subject, predicate).flatMap((q) => (q.object.termType === "Literal" ? [q.object.value] : []));
+  }
+
+  subjectsWith(predicate: string): Term[] {
+    const found: Term[] = [];
+    for (const [key, quads] of this.bySubject) {
+      if (quads.some((q) => q.predicate.value === predicate)) found.push(this.subjects.get(key) as Term);
+    }
+    return found;
+  }
+
+  instances(classIri: string): Term[] {
+    const found: Term[] = [];
+    for (const [key, quads] of this.bySubject) {
+      if (quads.some((q) => q.predicate.value === RDF_TYPE && q.object.value === classIri)) found.push(this.subjects.get(key) as Term);
+    }
+    return found;
+  }
+
+  /** The items of an RDF list, or undefined when `head` is not one. */
+  listItems(head: Term): Quad[] | undefined {
+    if (head.termType === "NamedNode" && head.value === P.nil) return [];
+    const items: Quad[] = [];
+    const visited = new Set<string>();
+    let node: Term | undefined = head;
+    while (node !== undefined && !(node.termType === "NamedNode" && node.value === P.nil)) {
+      if (visited.has(termKey(node)) || items.length >= MAX_LIST_LENGTH) break;
+      visited.add(termKey(node));
+      const first = this.objects(node, P.first)[0];
+      if (first === undefined) return items.length === 0 ? undefined : items;
+      items.push(first);
+      node = this.objects(node, P.rest)[0]?.object;
+    }
+    return items;
+  }
+}
+
+function termKey(term: Term): string {
+  return term.termType === "Literal" ? `"${term.value}"@${term.language}^^${term.datatype.value}` : `${term.termType}:${term.value}`;
+}
