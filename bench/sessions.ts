@@ -8,6 +8,7 @@
  * The baseline in the same process is the same run without a store (sessions kept in memory,
  * capped at 200 completed), so the ratio shows what durability costs.
  */
+import { NO_FORMAL_MODEL } from "../src/formal/index.js";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +32,7 @@ const models: ModelService = {
       tripleCount: 120,
       countsByAgent: {},
       parseErrors: [],
+      formal: NO_FORMAL_MODEL,
     },
   }),
 };

@@ -1,3 +1,4 @@
+import type { FormalModel } from "./model.js";
 /**
  * Formal models and verified solutions (PROTOCOL.md): the PDDL-subset expression parser, the
  * formal model read from the merged RDF model, and plan simulation with its verdict. Pure.
@@ -23,3 +24,14 @@ export { parsePlanStep } from "./plan-step.js";
 export type { PlanStep } from "./plan-step.js";
 export { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "./simulate.js";
 export type { SimulationLimits, Verdict, Verification } from "./simulate.js";
+
+/** A model with no formal part at all: every plan checked against it is "unverifiable". */
+export const NO_FORMAL_MODEL: FormalModel = Object.freeze({
+  objects: [],
+  actions: [],
+  initialState: [],
+  constraints: [],
+  goals: [],
+  findings: [],
+  notMachineCheckable: [],
+});

@@ -3,6 +3,7 @@
  * merge, validate, serialise, count. It runs inside the model worker (analysis-worker.ts),
  * because validation blocks for seconds on large models.
  */
+import { readFormalModel, type FormalModel } from "../formal/index.js";
 import type { Store } from "n3";
 import { parseContribution } from "./parse.js";
 import type { ParseError } from "./parse.js";
@@ -43,6 +44,8 @@ export interface ModelAnalysis {
   countsByAgent: Record<string, ItemCounts>;
   /** Contributions left out of the merge because they could not be read. */
   parseErrors: { agent: string; error: ParseError }[];
+  /** The formal part of the model (PROTOCOL.md, "Formal models"): what plans are checked against. */
+  formal: FormalModel;
 }
 
 export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<ModelAnalysis> {
@@ -79,6 +82,8 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     tripleCount: distinctTriples(model.store.getQuads(null, null, null, null)).length,
     countsByAgent: countItemsByAgent(model),
     parseErrors,
+    // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order.
+    formal: readFormalModel(parsed.flatMap((c) => c.quads)),
   };
 }
 

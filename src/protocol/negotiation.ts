@@ -121,9 +121,14 @@ function describeIssue(error: z.ZodError): string {
  * A solution as sent in SessionComplete: who proposed it, and what they said. `agent` and
  * `receivedAt` are ours: a peer's own fields of those names must not say otherwise.
  */
+/** Trace lines carried per solution in SessionComplete; the full trace is in the log and export. */
+const TRACE_SENT = 20;
+
 function solutionOut(p: Proposal): Record<string, unknown> {
-  const { agent: _agent, receivedAt: _receivedAt, ...said } = p.solution;
-  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...said };
+  // `agent`, `receivedAt` and `verification` are the coordinator's own, whatever the agent sent.
+  const { agent: _agent, receivedAt: _receivedAt, verification: _claimed, ...said } = p.solution;
+  const verification = p.verification && { ...p.verification, ...(p.verification.trace ? { trace: p.verification.trace.slice(0, TRACE_SENT) } : {}) };
+  return { agent: p.agent, receivedAt: new Date(p.receivedAt).toISOString(), ...said, ...(verification ? { verification } : {}) };
 }
 
 /** The JSON object of an outbound protocol message (messageType as a full IRI). */

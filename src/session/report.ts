@@ -5,6 +5,7 @@
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
 import { missingAgents, missingProposers } from "./windows.js";
+import { verdictWords } from "./verdicts.js";
 import { goalsSatisfied, rankProposals } from "./ranking.js";
 import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 
@@ -143,7 +144,9 @@ export function noSolutionReason(s: Session): string {
   const parts = [`No successful solution. Asked: ${names(s.solvers)}.`];
   if (s.proposals.length === 0) parts.push("Nobody proposed a solution.");
   for (const p of rankProposals(s.proposals)) {
-    parts.push(`${p.agent} failed: ${clip(p.solution.executionError ?? p.solution.message ?? "no reason given", 160)}.`);
+    // Where the plan could be checked, the check speaks; otherwise the agent's own account.
+    if (p.verification && p.verification.verdict !== "unverifiable") parts.push(`${p.agent}: ${clip(verdictWords(p), 160).replace(/\.$/, "")}.`);
+    else parts.push(`${p.agent} failed: ${clip(p.solution.executionError ?? p.solution.message ?? "no reason given", 160).replace(/\.$/, "")}.`);
   }
   if (silent.length && s.proposals.length) parts.push(`No answer from ${names(silent)}.`);
   return parts.join(" ");
@@ -186,7 +189,7 @@ export function sessionSummary(s: Session, now: number): string {
   }
   const ranked = rankProposals(s.proposals);
   const best = ranked[0];
-  if (best && best.solution.success) {
+  if (best && (c?.status === "solved" || (!best.verification && best.solution.success))) {
     lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
     const plan = best.solution.plan ?? [];
     if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("; "), 300)}`);
@@ -197,6 +200,9 @@ export function sessionSummary(s: Session, now: number): string {
   } else if (c?.status !== "cancelled" && s.solutionRequestedAt !== null) {
     lines.push(`Solutions: ${ranked.length ? `${ranked.length}, none successful` : "none"}.`);
   }
+  // How each plan was judged by the coordinator's own check, one line each.
+  const checked = ranked.filter((p) => p.verification);
+  if (checked.length) lines.push("Verdicts:", ...checked.slice(0, 5).map((p) => `  ${p.agent}: ${clip(verdictWords(p), 140)}`));
   if (c?.reason) lines.push(`Why: ${clip(c.reason, 300)}`);
   return lines.slice(0, SUMMARY_MAX_LINES).join("\n");
 }
@@ -213,7 +219,8 @@ export function roomSummary(s: Session, now: number): string {
   const best = rankProposals(s.proposals)[0];
   let outcome: string;
   if (c?.status === "solved" && best) {
-    const plan = best.solution.plan?.length ? `, a plan of ${plural(best.solution.plan.length, "step")}` : "";
+    const checked = best.verification?.verdict === "valid" ? " (checked valid)" : "";
+    const plan = best.solution.plan?.length ? `, a plan of ${plural(best.solution.plan.length, "step")}${checked}` : "";
     const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals met` : "";
     const others = s.proposals.length > 1 ? ` (${plural(s.proposals.length, "proposal")} in all)` : "";
     // The quote loses its own final stop, so the line does not end in `.".`

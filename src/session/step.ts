@@ -14,6 +14,7 @@ import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
+import { isSolved, verifyProposal } from "./verdicts.js";
 import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
@@ -349,10 +350,18 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
     return;
   }
   const index = session.proposals.findIndex((p) => sameAgent(p.agent, nick));
-  const proposal = { agent: nick, agentJid: input.from.jid, ...(input.from.identity ? { agentIdentity: input.from.identity } : {}), receivedAt: s.now, solution: input.solution };
+  const verification = verifyProposal(session, input.solution);
+  const proposal = {
+    agent: nick,
+    agentJid: input.from.jid,
+    ...(input.from.identity ? { agentIdentity: input.from.identity } : {}),
+    receivedAt: s.now,
+    solution: input.solution,
+    ...(verification ? { verification } : {}),
+  };
   if (index >= 0) session.proposals[index] = proposal;
   else session.proposals.push(proposal);
-  s.log("info", "proposal received", { sessionId: session.id, agent: nick, success: input.solution.success, replaced: index >= 0 });
+  s.log("info", "proposal received", { sessionId: session.id, agent: nick, success: input.solution.success, verdict: verification?.verdict ?? null, replaced: index >= 0 });
 
   const awaited = session.awaitedProposers ?? session.solvers;
   if (awaited.length > 0 && missingProposers(session).length === 0) {
@@ -363,7 +372,7 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
 }
 
 function finishReasoning(session: Session, s: Step): void {
-  const solved = session.proposals.some((p) => p.solution.success);
+  const solved = isSolved(session);
   complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
 }
 

@@ -5,6 +5,7 @@
  */
 
 // Findings come from the model layer unchanged (attributed to agents there).
+import type { FormalModel, Verification } from "../formal/index.js";
 import type { Severity, ValidationFinding } from "../model/validate.js";
 import type { RoomView } from "./room-view.js";
 export type { Severity, ValidationFinding };
@@ -104,6 +105,8 @@ export interface ModelAnalysis {
   /** The merged model as Turtle (what solvers receive). */
   modelTurtle: string;
   tripleCount: number;
+  /** Its formal part, read by the worker; absent in logs written before plans were checked. */
+  formal?: FormalModel;
 }
 
 export type AnalysisOutcome = { ok: true; analysis: ModelAnalysis } | { ok: false; error: string; timedOut: boolean };
@@ -131,6 +134,8 @@ export interface Proposal {
   agentIdentity?: string | undefined;
   receivedAt: number;
   solution: SolutionBody;
+  /** The coordinator's own check of the plan against the model (its claims are not evidence). */
+  verification?: Verification;
 }
 
 export interface Completion {

@@ -396,6 +396,7 @@ export class SessionHost {
             summary: answer.analysis.validation.summary,
             modelTurtle: answer.analysis.modelTurtle,
             tripleCount: answer.analysis.tripleCount,
+            formal: answer.analysis.formal,
           },
         }
       : { ok: false, error: answer.error, timedOut: /longer than/.test(answer.error) };

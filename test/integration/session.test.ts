@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
@@ -243,6 +244,29 @@ describe("MFR sessions over a real room", () => {
     // The agent heard about its own contribution privately, not as "modeler: …" in the room.
     expect(modeler.peer.messages.filter(toldPrivately(room, `Contribution received for ${sessionId}`))).toHaveLength(1);
     expect(human.messages.filter((m) => /^modeler[:,]/i.test(m.body ?? ""))).toEqual([]);
+  });
+
+  it("verified solutions: a claimed success with a broken plan loses to a valid plan, which solves the session", async () => {
+    const { room, human } = await setUp();
+    const blocks = readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8");
+    const cheat = { success: true, message: "Done, trust me.", plan: ["unstack(C, A)", "pick-up(a)", "stack(a, b)"], satisfiesGoals: Array.from({ length: 50 }, () => ({ goal: "tower", satisfied: true })) };
+    await agent(room, "cheater", { contribution: () => blocks, solution: () => cheat });
+    // Both contribute, so the solution window waits for both proposals.
+    const table = '@prefix mfr: <http://purl.org/stuff/mfr/> .\n@prefix schema: <http://schema.org/> .\n<#table> a mfr:Entity ; mfr:entityType "Table" ; schema:name "Table" .\n';
+    await agent(room, "solver", { contribution: () => table, solution: () => ({ success: true, message: "Four moves.", plan: ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"] }) });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Put a on b");
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    const body = json(complete);
+    expect(body.status).toBe("solved");
+    const solutions = body.solutions as Array<{ agent: string; verification?: { verdict: string; step?: number; failed?: string } }>;
+    expect(solutions.map((s) => [s.agent, s.verification?.verdict])).toEqual([
+      ["solver", "valid"],
+      ["cheater", "invalid"],
+    ]);
+    expect(solutions[1]?.verification).toMatchObject({ step: 2, failed: "(handempty)" });
+    const summary = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId} solved`));
+    expect(summary.body).toContain("best solution from solver, a plan of 4 steps (checked valid)");
   });
 
   itReplaysEveryLoggedSessionAsSent();

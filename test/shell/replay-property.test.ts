@@ -5,6 +5,7 @@
  * store; then the log is replayed through the core. Every session must come out in the
  * same state, and replay must render exactly the stanzas that were sent live.
  */
+import { NO_FORMAL_MODEL } from "../../src/formal/index.js";
 import fc from "fast-check";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,6 +65,7 @@ const models: ModelService = {
         tripleCount: job.contributions.length * 3,
         countsByAgent: {},
         parseErrors: [],
+        formal: NO_FORMAL_MODEL,
       },
     };
   },

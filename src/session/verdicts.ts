@@ -1,0 +1,50 @@
+/**
+ * What a proposal is worth, by the coordinator's own check rather than the agent's claims
+ * (PROTOCOL.md, "Formal models and verified solutions"): each plan is simulated on the
+ * validated model as it arrives, the verdict is kept with the proposal, and a model with a
+ * formal part is solved only by a valid plan.
+ */
+import { simulatePlan, type FormalModel, type Verification } from "../formal/index.js";
+import type { Proposal, Session, SolutionBody } from "./types.js";
+
+/** Whether the model states anything a plan can be checked against. */
+export function hasFormalPart(model: FormalModel): boolean {
+  return model.goals.length > 0 || model.constraints.length > 0 || model.actions.some((a) => a.informal.length === 0);
+}
+
+/**
+ * The check of one proposal's plan; undefined for sessions logged before plans were checked
+ * (their analysis carries no formal model), so a replay of them stays as it was.
+ */
+export function verifyProposal(session: Session, solution: SolutionBody): Verification | undefined {
+  const formal = session.model?.formal;
+  if (!formal) return undefined;
+  if (!hasFormalPart(formal)) {
+    return { verdict: "unverifiable", reason: "The model has no formal part (its expressions are free text), so the plan could not be checked." };
+  }
+  return simulatePlan(formal, solution.plan ?? []);
+}
+
+const VERDICT_ORDER = { valid: 0, unverifiable: 1, invalid: 2 } as const;
+
+/** Valid first, then unverifiable (or unchecked), then invalid. */
+export function verdictRank(p: Proposal): number {
+  return VERDICT_ORDER[p.verification?.verdict ?? "unverifiable"];
+}
+
+/** Solved: by a valid plan where the model has a formal part; where it has none, by a claim of success. */
+export function isSolved(session: Session): boolean {
+  const formal = session.model?.formal;
+  if (formal && hasFormalPart(formal)) return session.proposals.some((p) => p.verification?.verdict === "valid");
+  return session.proposals.some((p) => p.solution.success);
+}
+
+/** "valid, 4 steps" / "invalid at step 2: (handempty) is false" / "unverifiable: …". */
+export function verdictWords(p: Proposal): string {
+  const v = p.verification;
+  if (!v) return p.solution.success ? "claims success (not checked)" : "claims failure";
+  const steps = p.solution.plan?.length ?? 0;
+  if (v.verdict === "valid") return `valid, ${steps === 1 ? "1 step" : `${steps} steps`}`;
+  if (v.verdict === "invalid") return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : `: ${v.reason}`}`;
+  return `unverifiable: ${v.reason}`;
+}
