@@ -98,6 +98,7 @@ export class Coordinator {
         validationTimeoutMs: this.config.mfr.validationTimeoutMs,
         reasoningTimeoutMs: this.config.mfr.reasoningTimeoutMs,
         maxFixRounds: this.config.mfr.maxFixRounds,
+        maxRepairRounds: this.config.mfr.maxRepairRounds,
         maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
         debateTimeoutMs: this.config.mfr.debateTimeoutMs,
         quietPeriodMs: this.config.mfr.quietPeriodMs,

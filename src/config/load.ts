@@ -96,6 +96,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       quietPeriodMs: values.quietPeriodMs ?? DEFAULTS.quietPeriodMs,
       enableDebate: values.enableDebate ?? DEFAULTS.enableDebate,
       maxFixRounds: values.maxFixRounds ?? DEFAULTS.maxFixRounds,
+      maxRepairRounds: values.maxRepairRounds ?? DEFAULTS.maxRepairRounds,
       chairNick: values.chairNick ?? DEFAULTS.chairNick,
     },
     limits: {

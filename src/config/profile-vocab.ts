@@ -40,6 +40,7 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("quietPeriodMs", "mfr", MFR, "mfr", "quietPeriod", "integer"),
   prop("enableDebate", "mfr", MFR, "mfr", "enableDebate", "boolean"),
   prop("maxFixRounds", "mfr", MFR, "mfr", "maxFixRounds", "integer"),
+  prop("maxRepairRounds", "mfr", MFR, "mfr", "maxRepairRounds", "integer"),
   prop("chairNick", "mfr", MFR, "mfr", "chairNick", "string"),
   prop("maxStanzaBytes", "mfr", MFR, "mfr", "maxStanzaBytes", "integer"),
   prop("maxInboundBytes", "mfr", MFR, "mfr", "maxInboundBytes", "integer"),

@@ -29,6 +29,8 @@ export const MfrSettingsSchema = z.object({
   quietPeriodMs: positiveMs,
   enableDebate: z.boolean(),
   maxFixRounds: z.number().int().min(0, "0 or more fix rounds").max(10, "at most 10 fix rounds"),
+  /** Rounds in which proposers of invalid plans are asked to repair them. */
+  maxRepairRounds: z.number().int().min(0, "0 or more repair rounds").max(10, "at most 10 repair rounds"),
   chairNick: z.string().min(1, "the Chair agent's nick"),
 });
 
@@ -116,6 +118,7 @@ export const DEFAULTS = {
   quietPeriodMs: 5_000,
   enableDebate: true,
   maxFixRounds: 2,
+  maxRepairRounds: 2,
   chairNick: "Chair",
   // Safely below Prosody's default c2s_stanza_size_limit of 256 KiB.
   maxStanzaBytes: 200 * 1024,

@@ -110,6 +110,7 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
       quietPeriodMs: DEFAULTS.quietPeriodMs,
       enableDebate: false,
       maxFixRounds: DEFAULTS.maxFixRounds,
+      maxRepairRounds: DEFAULTS.maxRepairRounds,
       chairNick: DEFAULTS.chairNick,
     },
     limits: {

@@ -160,7 +160,14 @@ export function negotiationJson(message: Broadcast, now: number, extra: Record<s
         ...extra,
       };
     case "SolutionRequest":
-      return { messageType: MessageType.SolutionRequest, sessionId: message.sessionId, model: message.model, timestamp, ...extra };
+      return {
+        messageType: MessageType.SolutionRequest,
+        sessionId: message.sessionId,
+        model: message.model,
+        ...(message.round !== undefined && message.round > 1 ? { round: message.round, requestedAgents: message.requestedAgents ?? [], issues: message.issues ?? {} } : {}),
+        timestamp,
+        ...extra,
+      };
     case "SessionComplete":
       return {
         messageType: MessageType.SessionComplete,

@@ -79,6 +79,15 @@ export const sessionWording = {
       `Session ${s.id}: the model is sound (${plural(triples, "triple")} from ${plural(Object.keys(s.contributions).length, "contributor")}${warnings ? `, ${plural(warnings, "warning")}` : ""}). Asking for solutions, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
       ROOM_LINE_MAX,
     ),
+  /** A repair round's one line: names no agent. */
+  repairBody: (s: Session, repairing: number) =>
+    clip(
+      `Session ${s.id}: no plan was valid; repair round ${(s.solutionRound ?? 2) - 1} of ${s.settings.maxRepairRounds ?? 0}: ${plural(repairing, "proposer")} asked to repair, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
+      ROOM_LINE_MAX,
+    ),
+  /** The findings of a repair round, for the log room. */
+  repairDetail: (s: Session, issues: Record<string, string[]>) =>
+    [`Session ${s.id}, repair round ${(s.solutionRound ?? 2) - 1}:`, ...Object.entries(issues).flatMap(([agent, lines]) => lines.map((l) => `  ${agent}: ${clip(l, 200)}`))].join("\n"),
   /** The issues of a fix round, for the log room: who must fix what. */
   fixDetail: (s: Session) =>
     [

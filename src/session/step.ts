@@ -14,7 +14,7 @@ import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import { isSolved, verifyProposal } from "./verdicts.js";
+import { isSolved, repairIssues, verifyProposal } from "./verdicts.js";
 import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
@@ -358,6 +358,7 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
     receivedAt: s.now,
     solution: input.solution,
     ...(verification ? { verification } : {}),
+    ...((session.solutionRound ?? 1) > 1 ? { round: session.solutionRound } : {}),
   };
   if (index >= 0) session.proposals[index] = proposal;
   else session.proposals.push(proposal);
@@ -373,7 +374,26 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
 
 function finishReasoning(session: Session, s: Step): void {
   const solved = isSolved(session);
+  if (!solved) {
+    // An invalid plan's proposer gets the finding and another chance, a bounded number of times.
+    const issues = repairIssues(session);
+    if (Object.keys(issues).length > 0 && (session.solutionRound ?? 1) <= (session.settings.maxRepairRounds ?? 0)) {
+      startRepairRound(session, issues, s);
+      return;
+    }
+  }
   complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
+}
+
+function startRepairRound(session: Session, issues: Record<string, string[]>, s: Step): void {
+  session.solutionRound = (session.solutionRound ?? 1) + 1;
+  session.awaitedProposers = Object.keys(issues);
+  s.broadcast(
+    { type: "SolutionRequest", sessionId: session.id, model: session.model?.modelTurtle ?? "", round: session.solutionRound, requestedAgents: Object.keys(issues), issues },
+    say.repairBody(session, Object.keys(issues).length),
+  );
+  s.say(say.repairDetail(session, issues), "log");
+  openWindow(session, "reasoning", session.settings.reasoningTimeoutMs, s);
 }
 
 function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }>, s: Step): void {

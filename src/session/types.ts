@@ -24,6 +24,8 @@ export interface SessionSettings {
   validationTimeoutMs: number;
   reasoningTimeoutMs: number;
   maxFixRounds: number;
+  /** Rounds in which proposers of invalid plans are asked to repair them; absent in older logs (none). */
+  maxRepairRounds?: number;
   /** Most triples a contribution may have; enforced by the checker, recorded for reports. */
   maxTriplesPerContribution: number;
   /** How long choosing agents may take: the debate, a clarification, an approval. */
@@ -136,6 +138,8 @@ export interface Proposal {
   solution: SolutionBody;
   /** The coordinator's own check of the plan against the model (its claims are not evidence). */
   verification?: Verification;
+  /** The solution round it answered (1, or a repair round); absent in older logs (1). */
+  round?: number;
 }
 
 export interface Completion {
@@ -235,6 +239,8 @@ export interface Session {
   solvers: string[];
   proposals: Proposal[];
   deadline: Deadline | null;
+  /** 1 in the first solution window; each repair round adds one. Absent in older logs (1). */
+  solutionRound?: number;
   /** Agents known to answer SolutionRequests, from the start input; null or absent: unknown. */
   expectedProposers?: string[] | null;
   /** When the open contribution or solution window times out at the latest (its upper bound). */
@@ -324,7 +330,17 @@ export type Broadcast =
       /** How many results were left out to keep the message bounded. */
       omitted: number;
     }
-  | { type: "SolutionRequest"; sessionId: SessionId; model: string }
+  | {
+      type: "SolutionRequest";
+      sessionId: SessionId;
+      model: string;
+      /** 1 for the first request; each repair round adds one. */
+      round?: number;
+      /** Repair round: the proposers asked to repair. */
+      requestedAgents?: string[];
+      /** Repair round: for each, what failed (step, expression, state). */
+      issues?: Record<string, string[]>;
+    }
   | {
       type: "SessionComplete";
       sessionId: SessionId;

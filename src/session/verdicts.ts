@@ -48,3 +48,19 @@ export function verdictWords(p: Proposal): string {
   if (v.verdict === "invalid") return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : `: ${v.reason}`}`;
   return `unverifiable: ${v.reason}`;
 }
+
+/**
+ * What each proposer of an invalid plan must repair: the failing step, the expression that
+ * was false there, and what the steps before it did (the state it failed in).
+ */
+export function repairIssues(session: Session): Record<string, string[]> {
+  const issues: Record<string, string[]> = {};
+  for (const p of session.proposals) {
+    const v = p.verification;
+    if (v?.verdict !== "invalid") continue;
+    const lines = [v.reason];
+    if (v.trace && v.step !== undefined) lines.push(...v.trace.slice(Math.max(0, v.step - 2), v.step).map((t) => `before: ${t}`));
+    issues[p.agent] = lines.slice(0, 4);
+  }
+  return issues;
+}

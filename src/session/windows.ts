@@ -44,7 +44,8 @@ export function awaitedProposers(session: Session): string[] {
   return session.solvers.filter((a) => known.some((k) => sameAgent(k, a)));
 }
 
-/** Awaited proposers that have not proposed yet. */
+/** Awaited proposers that have not proposed in the current solution round yet. */
 export function missingProposers(session: Session): string[] {
-  return (session.awaitedProposers ?? session.solvers).filter((a) => !session.proposals.some((p) => sameAgent(p.agent, a)));
+  const round = session.solutionRound ?? 1;
+  return (session.awaitedProposers ?? session.solvers).filter((a) => !session.proposals.some((p) => sameAgent(p.agent, a) && (p.round ?? 1) === round));
 }

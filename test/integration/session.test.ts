@@ -269,5 +269,24 @@ describe("MFR sessions over a real room", () => {
     expect(summary.body).toContain("best solution from solver, a plan of 4 steps (checked valid)");
   });
 
+  it("a repair round: the proposer of an invalid plan gets the finding in a new SolutionRequest and repairs it", async () => {
+    const { room, human } = await setUp();
+    const blocks = readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8");
+    let answers = 0;
+    const plans = [["unstack(C, A)", "pick-up(a)", "stack(a, b)"], ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"]];
+    // Existing peers answer every SolutionRequest: the first answer is wrong, the second right.
+    const planner = await agent(room, "planner", { contribution: () => blocks, solution: () => ({ success: true, message: "Here.", plan: plans[Math.min(answers++, 1)] }) });
+    await new Promise((r) => setTimeout(r, 200));
+    const sessionId = await startSession(human, room, "Put a on b");
+    const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
+    const requests = human.messages.filter(negotiation("SolutionRequest", sessionId)).map(json);
+    expect(requests.map((r) => r.round ?? 1)).toEqual([1, 2]);
+    expect(requests[1]).toMatchObject({ requestedAgents: ["planner"] });
+    expect(String((requests[1]?.issues as Record<string, string[]>).planner?.[0])).toMatch(/^Step 2/);
+    expect(planner.solutionRequests).toHaveLength(2);
+    expect(json(complete).status).toBe("solved");
+    expect((json(complete).solutions as Array<{ verification?: { verdict: string } }>)[0]?.verification?.verdict).toBe("valid");
+  });
+
   itReplaysEveryLoggedSessionAsSent();
 });

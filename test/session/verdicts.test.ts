@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_FORMAL_MODEL } from "../../src/formal/index.js";
 import { fixture, modelOf } from "../formal/helpers.js";
-import { Driver, conforming, ok, onlyBroadcast, solution } from "../support/session-fixtures.js";
+import { Driver, broadcasts, conforming, ok, onlyBroadcast, settings, solution } from "../support/session-fixtures.js";
 
 const BLOCKS = modelOf(fixture("blocksworld.ttl"));
 const VALID = ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"];
@@ -15,9 +15,9 @@ const DROPPED = ["unstack(C, A)", "pick-up(a)", "stack(a, b)"];
 const CHEAT = solution({ success: true, message: "Done, trust me.", plan: DROPPED, satisfiesGoals: Array.from({ length: 50 }, () => ({ goal: "tower", satisfied: true })) });
 
 /** A session in its solution window; `formal` null: an analysis logged before plans were checked. */
-function reasoning(formal: typeof BLOCKS | null = BLOCKS): Driver {
+function reasoning(formal: typeof BLOCKS | null = BLOCKS, maxRepairRounds?: number): Driver {
   const d = new Driver();
-  d.start({ expectedAgents: ["cheater", "solver"] });
+  d.start({ expectedAgents: ["cheater", "solver"], ...(maxRepairRounds !== undefined ? { settings: settings({ maxRepairRounds }) } : {}) });
   d.contribute("s1", "cheater");
   d.contribute("s1", "solver");
   d.answer("s1", ok(conforming(formal ? { formal } : {})));
@@ -69,3 +69,35 @@ describe("verified solutions", () => {
     expect(effects.length).toBeGreaterThan(0);
   });
 });
+
+describe("repair rounds", () => {
+  it("asks the proposers of invalid plans to repair them, with what failed; a repaired valid plan solves the session", () => {
+    const d = reasoning(BLOCKS, 1);
+    d.propose("s1", "cheater", CHEAT);
+    const closed = d.propose("s1", "solver", solution({ success: true, plan: ["pick-up(b)"] }));
+    expect(broadcasts(closed, "SessionComplete")).toEqual([]);
+    const repair = onlyBroadcast(closed, "SolutionRequest");
+    expect(repair).toMatchObject({ round: 2, requestedAgents: ["cheater", "solver"] });
+    expect(repair.issues?.cheater?.[0]).toMatch(/^Step 2 \(pick-up\(a\)\)/);
+    expect(d.session().solutionRound).toBe(2);
+    // The cheater repairs; the window waits for the other proposer asked to repair.
+    expect(broadcasts(d.propose("s1", "cheater", solution({ success: true, plan: VALID })), "SessionComplete")).toEqual([]);
+    const done = onlyBroadcast(d.propose("s1", "solver", solution({ success: true, plan: ["pick-up(b)"] })), "SessionComplete");
+    expect(done.status).toBe("solved");
+    expect(done.solutions.map((p) => [p.agent, p.verification?.verdict])).toEqual([
+      ["cheater", "valid"],
+      ["solver", "invalid"],
+    ]);
+  });
+
+  it("is bounded: still invalid after the last repair round, the session fails", () => {
+    const d = reasoning(BLOCKS, 1);
+    d.propose("s1", "cheater", CHEAT);
+    d.propose("s1", "solver", solution({ success: true, plan: ["pick-up(b)"] }));
+    d.propose("s1", "cheater", CHEAT);
+    const last = d.propose("s1", "solver", solution({ success: true, plan: ["pick-up(b)"] }));
+    expect(onlyBroadcast(last, "SessionComplete").status).toBe("failed");
+    expect(broadcasts(last, "SolutionRequest")).toEqual([]);
+  });
+});
+
