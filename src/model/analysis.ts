@@ -11,7 +11,7 @@ import { countItemsByAgent, mergeContributions, problemModelIriFor } from "./mer
 import type { ContributionGraph, ItemCounts } from "./merge.js";
 import { modelToTrig, modelToTurtle } from "./serialize.js";
 import { distinctTriples } from "./triples.js";
-import { validateModel } from "./validate.js";
+import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
 export interface ContributionText {
@@ -72,7 +72,10 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     },
     parsed,
   );
-  const validation = await validateModel(model, shapes);
+  // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order.
+  const formal = readFormalModel(parsed.flatMap((c) => c.quads));
+  // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
+  const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));
   const modelTurtle = modelToTurtle(model.store);
   return {
     validation,
@@ -82,8 +85,23 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     tripleCount: distinctTriples(model.store.getQuads(null, null, null, null)).length,
     countsByAgent: countItemsByAgent(model),
     parseErrors,
-    // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order.
-    formal: readFormalModel(parsed.flatMap((c) => c.quads)),
+    formal,
   };
 }
 
+const MFR_NS = "http://purl.org/stuff/mfr/";
+
+/** Formal expressions that do not parse, as Violations of the contribution that holds them. */
+function formalFindings(formal: FormalModel, parsed: readonly ContributionGraph[]): ValidationFinding[] {
+  const agentOf = new Map(parsed.map((c) => [c.graphIri, c.agent]));
+  return formal.findings.map((f) => {
+    const agent = agentOf.get(f.graph);
+    return {
+      severity: "Violation" as const,
+      focusNode: f.node,
+      path: f.predicate.startsWith(MFR_NS) ? `mfr:${f.predicate.slice(MFR_NS.length)}` : f.predicate,
+      message: `Formal expression does not parse (line ${f.line}, column ${f.column} of the literal): ${f.message}`,
+      agents: agent ? [agent] : [],
+    };
+  });
+}

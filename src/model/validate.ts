@@ -119,6 +119,15 @@ function agentsHolding(model: MergedModel, node: Term): string[] {
   return [...new Set(agents)].sort();
 }
 
+/** The outcome with more findings (e.g. formal expressions that do not parse): counts and summary follow. */
+export function withFindings(outcome: ValidationOutcome, extra: readonly ValidationFinding[]): ValidationOutcome {
+  if (extra.length === 0) return outcome;
+  const results = [...outcome.results, ...extra].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+  const violations = results.filter((r) => r.severity === "Violation").length;
+  const warnings = results.filter((r) => r.severity === "Warning").length;
+  return { conforms: violations === 0, violations, warnings, results, summary: summarise(results, violations, warnings) };
+}
+
 function summarise(results: ValidationFinding[], violations: number, warnings: number): string {
   const warningText = warnings === 0 ? "no warnings" : plural(warnings, "warning");
   if (violations === 0) {

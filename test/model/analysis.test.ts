@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Parser } from "n3";
 import { analyseModel } from "../../src/model/analysis.js";
@@ -47,5 +48,19 @@ describe("analyseModel", () => {
     const input = job([contribution("alice", fixture("valid-complete.ttl")), contribution("bob", `${PREFIX}[] a mfr:Goal .`)]);
     const [a, b] = [await analyseModel(input, shapes), await analyseModel(input, shapes)];
     expect(a.modelTrig).toBe(b.modelTrig);
+  });
+});
+
+describe("formal expressions in the analysis", () => {
+  it("one that does not parse is a Violation of the agent whose contribution holds it; the formal model comes with the analysis", async () => {
+    const blocks = readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8");
+    const broken = `${PREFIX}@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n<#goal2> a mfr:Goal ; rdfs:label "broken" ; mfr:expression "(and (on a b)" .\n`;
+    const analysis = await analyseModel(job([contribution("alice", blocks), contribution("bob", broken)]), shapes);
+    expect(analysis.formal.goals.length).toBeGreaterThan(0);
+    const formal = analysis.validation.results.filter((r) => r.message.startsWith("Formal expression does not parse"));
+    expect(formal).toHaveLength(1);
+    expect(formal[0]).toMatchObject({ severity: "Violation", path: "mfr:expression", agents: ["bob"] });
+    expect(analysis.validation.conforms).toBe(false);
+    expect(analysis.validation.summary).toContain("bob: 1");
   });
 });
