@@ -23,32 +23,11 @@
  */
 import { Store } from "n3";
 import type { Quad, Term } from "@rdfjs/types";
-import { MFR, RDF, RDF_TYPE } from "../protocol/vocab.js";
+import { Mfr, RDF_TYPE, RdfList } from "../protocol/vocab.js";
 import { parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
 import type { Condition, Effect, InitialFact, ParseResult, TypedVariable } from "./expression.js";
 import { conditionVariables, effectVariables } from "./variables.js";
 
-const P = {
-  symbol: `${MFR}symbol`,
-  entityType: `${MFR}entityType`,
-  actionName: `${MFR}actionName`,
-  hasParameter: `${MFR}hasParameter`,
-  hasPrecondition: `${MFR}hasPrecondition`,
-  hasEffect: `${MFR}hasEffect`,
-  expression: `${MFR}expression`,
-  initialState: `${MFR}initialState`,
-  constraintExpression: `${MFR}constraintExpression`,
-  first: `${RDF}first`,
-  rest: `${RDF}rest`,
-  nil: `${RDF}nil`,
-} as const;
-const C = {
-  Entity: `${MFR}Entity`,
-  Action: `${MFR}Action`,
-  Constraint: `${MFR}Constraint`,
-  Goal: `${MFR}Goal`,
-  StateVariable: `${MFR}StateVariable`,
-} as const;
 
 /** An RDF list longer than this is not read further (a parameter list is short). */
 const MAX_LIST_LENGTH = 256;
@@ -133,13 +112,13 @@ export function readFormalModel(input: ModelQuads): FormalModel {
 
   const objects = readObjects(graph);
   const initialState = graph
-    .subjectsWith(P.initialState)
-    .flatMap((node) => reader.formalValues(node, P.initialState, parseInitialState).flatMap((v) => v.value));
+    .subjectsWith(Mfr.initialState)
+    .flatMap((node) => reader.formalValues(node, Mfr.initialState, parseInitialState).flatMap((v) => v.value));
   // Constraints are found by their predicate, whatever their rdf:type: PROTOCOL.md keys them on it.
-  const constraints = statements(graph.subjectsWith(P.constraintExpression), P.constraintExpression);
-  const goals = statements(graph.instances(C.Goal), P.expression);
+  const constraints = statements(graph.subjectsWith(Mfr.constraintExpression), Mfr.constraintExpression);
+  const goals = statements(graph.instances(Mfr.Goal), Mfr.expression);
   // A state variable's expression declares a predicate or fluent: checked for syntax only.
-  for (const node of graph.instances(C.StateVariable)) reader.formalValues(node, P.expression, parseCondition);
+  for (const node of graph.instances(Mfr.StateVariable)) reader.formalValues(node, Mfr.expression, parseCondition);
   const actions = readActions(reader);
   return { objects, actions, initialState, constraints, goals, findings: reader.findings, notMachineCheckable: reader.informal };
 }
@@ -176,12 +155,12 @@ class Reader {
 
 function readObjects(graph: QuadIndex): FormalObject[] {
   const bySymbol = new Map<string, FormalObject>();
-  for (const node of graph.instances(C.Entity)) {
+  for (const node of graph.instances(Mfr.Entity)) {
     // An entity with neither mfr:symbol nor an IRI (a blank node) has no name a plan could use.
-    const symbol = (graph.literals(node, P.symbol)[0] ?? (node.termType === "NamedNode" ? localName(node.value) : "")).trim().toLowerCase();
+    const symbol = (graph.literals(node, Mfr.symbol)[0] ?? (node.termType === "NamedNode" ? localName(node.value) : "")).trim().toLowerCase();
     if (symbol === "") continue;
     const types = graph
-      .objects(node, P.entityType)
+      .objects(node, Mfr.entityType)
       .map((q) => (q.object.termType === "Literal" ? q.object.value : localName(q.object.value)).trim().toLowerCase())
       .filter((t) => t !== "");
     // Two entity nodes with one symbol are one object to a plan: their types add up.
@@ -196,8 +175,8 @@ function readObjects(graph: QuadIndex): FormalObject[] {
 function readActions(reader: Reader): FormalAction[] {
   const { graph } = reader;
   const actions: FormalAction[] = [];
-  for (const node of graph.subjectsWith(P.actionName)) {
-    const name = (graph.literals(node, P.actionName)[0] ?? "").trim().toLowerCase();
+  for (const node of graph.subjectsWith(Mfr.actionName)) {
+    const name = (graph.literals(node, Mfr.actionName)[0] ?? "").trim().toLowerCase();
     if (name === "") continue;
     const reasons: string[] = [];
     const parameters = readParameters(reader, node, reasons);
@@ -210,13 +189,13 @@ function readActions(reader: Reader): FormalAction[] {
       let all = linked.filter((q) => q.object.termType === "Literal").length;
       for (const q of linked) {
         if (q.object.termType === "Literal") continue;
-        all += graph.literals(q.object, P.expression).length;
-        values.push(...reader.formalValues(q.object, P.expression, parse, unbound).map((v) => v.value));
+        all += graph.literals(q.object, Mfr.expression).length;
+        values.push(...reader.formalValues(q.object, Mfr.expression, parse, unbound).map((v) => v.value));
       }
       return { values, all };
     };
-    const pre = parts(P.hasPrecondition, parseCondition, (c) => conditionVariables(c, bound));
-    const eff = parts(P.hasEffect, parseEffect, (e) => effectVariables(e, bound));
+    const pre = parts(Mfr.hasPrecondition, parseCondition, (c) => conditionVariables(c, bound));
+    const eff = parts(Mfr.hasEffect, parseEffect, (e) => effectVariables(e, bound));
     const formal = pre.values.length + eff.values.length;
     const all = pre.all + eff.all;
     // A free-text part may be what makes a later step applicable: simulating without it
@@ -238,10 +217,10 @@ function readActions(reader: Reader): FormalAction[] {
 function readParameters(reader: Reader, node: Term, reasons: string[]): TypedVariable[] {
   const { graph } = reader;
   const parameters: TypedVariable[] = [];
-  for (const q of graph.objects(node, P.hasParameter)) {
+  for (const q of graph.objects(node, Mfr.hasParameter)) {
     const items = q.object.termType === "Literal" ? [q] : graph.listItems(q.object);
     for (const item of items ?? [q]) {
-      const where = { node: nodeName(node), predicate: P.hasParameter, graph: item.graph.value, text: item.object.value };
+      const where = { node: nodeName(node), predicate: Mfr.hasParameter, graph: item.graph.value, text: item.object.value };
       const parsed = item.object.termType === "Literal" ? parseParameters(item.object.value) : ({ kind: "free-text" } as const);
       if (parsed.kind === "formal") {
         parameters.push(...parsed.value);
@@ -333,17 +312,17 @@ class QuadIndex {
 
   /** The items of an RDF list, or undefined when `head` is not one. */
   listItems(head: Term): Quad[] | undefined {
-    if (head.termType === "NamedNode" && head.value === P.nil) return [];
+    if (head.termType === "NamedNode" && head.value === RdfList.nil) return [];
     const items: Quad[] = [];
     const visited = new Set<string>();
     let node: Term | undefined = head;
-    while (node !== undefined && !(node.termType === "NamedNode" && node.value === P.nil)) {
+    while (node !== undefined && !(node.termType === "NamedNode" && node.value === RdfList.nil)) {
       if (visited.has(termKey(node)) || items.length >= MAX_LIST_LENGTH) break;
       visited.add(termKey(node));
-      const first = this.objects(node, P.first)[0];
+      const first = this.objects(node, RdfList.first)[0];
       if (first === undefined) return items.length === 0 ? undefined : items;
       items.push(first);
-      node = this.objects(node, P.rest)[0]?.object;
+      node = this.objects(node, RdfList.rest)[0]?.object;
     }
     return items;
   }

@@ -4,6 +4,7 @@
  * because validation blocks for seconds on large models.
  */
 import { readFormalModel, type FormalModel } from "../formal/index.js";
+import { MFR } from "../protocol/vocab.js";
 import type { Store } from "n3";
 import { parseContribution } from "./parse.js";
 import type { ParseError } from "./parse.js";
@@ -89,8 +90,6 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
   };
 }
 
-const MFR_NS = "http://purl.org/stuff/mfr/";
-
 /** Formal expressions that do not parse, as Violations of the contribution that holds them. */
 function formalFindings(formal: FormalModel, parsed: readonly ContributionGraph[]): ValidationFinding[] {
   const agentOf = new Map(parsed.map((c) => [c.graphIri, c.agent]));
@@ -99,7 +98,7 @@ function formalFindings(formal: FormalModel, parsed: readonly ContributionGraph[
     return {
       severity: "Violation" as const,
       focusNode: f.node,
-      path: f.predicate.startsWith(MFR_NS) ? `mfr:${f.predicate.slice(MFR_NS.length)}` : f.predicate,
+      path: f.predicate.startsWith(MFR) ? `mfr:${f.predicate.slice(MFR.length)}` : f.predicate,
       message: `Formal expression does not parse (line ${f.line}, column ${f.column} of the literal): ${f.message}`,
       agents: agent ? [agent] : [],
     };

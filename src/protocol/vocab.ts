@@ -79,7 +79,20 @@ export const Mfr = {
   hasGoal: `${MFR}hasGoal`,
   hasStateVariable: `${MFR}hasStateVariable`,
   contributedBy: `${MFR}contributedBy`,
+  // What the formal model is read from (PROTOCOL.md, "Formal models and verified solutions").
+  symbol: `${MFR}symbol`,
+  entityType: `${MFR}entityType`,
+  actionName: `${MFR}actionName`,
+  hasParameter: `${MFR}hasParameter`,
+  hasPrecondition: `${MFR}hasPrecondition`,
+  hasEffect: `${MFR}hasEffect`,
+  expression: `${MFR}expression`,
+  initialState: `${MFR}initialState`,
+  constraintExpression: `${MFR}constraintExpression`,
 } as const;
+
+/** The terms of an RDF list (`( "a" "b" )` in Turtle). */
+export const RdfList = { first: `${RDF}first`, rest: `${RDF}rest`, nil: `${RDF}nil` } as const;
 
 export const RDF_TYPE = `${RDF}type`;
 

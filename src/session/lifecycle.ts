@@ -4,11 +4,7 @@
  */
 import { roomSummary, sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
 import { rankProposals } from "./ranking.js";
-import { sameAgent } from "./identity.js";
-import { openWindow, setDeadline } from "./windows.js";
-
-// Where these rules used to live; kept as re-exports so callers need not know.
-export { sameAgent, setDeadline };
+import { openWindow } from "./windows.js";
 import type { Step } from "./step-context.js";
 import type { CompletionStatus, Session } from "./types.js";
 

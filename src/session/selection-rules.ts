@@ -9,8 +9,9 @@
 import { debateInvitation, selectionWording as say } from "./selection-report.js";
 import { seconds } from "./text.js";
 import { sessionWording } from "./report.js";
-import { maySteer, sameParticipant } from "./identity.js";
-import { beginCollecting, complete, dedupe, sameAgent, setDeadline } from "./lifecycle.js";
+import { maySteer, sameAgent, sameParticipant } from "./identity.js";
+import { beginCollecting, complete, dedupe } from "./lifecycle.js";
+import { setDeadline } from "./windows.js";
 import { EMPTY_ROOM, type RoomView } from "./room-view.js";
 import { selectFromRoom } from "./selection-match.js";
 import { mapNames, mappedAgents } from "./selection-names.js";

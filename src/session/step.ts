@@ -10,12 +10,12 @@ import {
   sessionWording as say,
   violationsReason,
 } from "./report.js";
-import { heldByAnother, maySteer, sameParticipant } from "./identity.js";
-import { beginCollecting, complete, dedupe, requestContributions, sameAgent, setDeadline } from "./lifecycle.js";
+import { heldByAnother, maySteer, sameAgent, sameParticipant } from "./identity.js";
+import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
 import { isSolved, repairIssues, verifyProposal } from "./verdicts.js";
-import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow } from "./windows.js";
+import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */

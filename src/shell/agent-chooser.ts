@@ -14,7 +14,7 @@ import { agentsListing } from "../chat/agents-listing.js";
 import { selectionWording } from "../session/selection-report.js";
 import { answersRequests, type RoomView } from "../session/room-view.js";
 import { mapNames, mappedAgents } from "../session/selection-names.js";
-import { sameAgent } from "../session/lifecycle.js";
+import { sameAgent } from "../session/identity.js";
 import type { ChooseAgents, Input, Participant, Session } from "../session/types.js";
 
 export interface ChooserOptions {
