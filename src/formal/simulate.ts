@@ -35,6 +35,8 @@ export interface Verification {
   failed?: string;
   /** One short line per state visited. */
   trace?: string[];
+  /** Where the proposal's own claims (success, goals satisfied) contradict the check. */
+  refutedClaim?: string;
 }
 
 export interface SimulationLimits {

@@ -3,7 +3,7 @@
  * session ends.
  */
 import { roomSummary, sessionDetail, sessionSummary, sessionWording as say } from "./report.js";
-import { rankProposals } from "./ranking.js";
+import { rankedProposals } from "./ranking.js";
 import { openWindow } from "./windows.js";
 import type { Step } from "./step-context.js";
 import type { CompletionStatus, Session } from "./types.js";
@@ -46,7 +46,7 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   session.completion.summary = summary;
   s.emit({ kind: "unschedule", sessionId: session.id });
   s.broadcast(
-    { type: "SessionComplete", sessionId: session.id, status, solutions: rankProposals(session.proposals), summary, reason },
+    { type: "SessionComplete", sessionId: session.id, status, solutions: rankedProposals(session), summary, reason },
     undefined,
   );
   // The last line of a session: one short line in the room; the full summary and detail in the log room.

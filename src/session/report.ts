@@ -6,8 +6,9 @@ import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
 import { missingAgents, missingProposers } from "./windows.js";
 import { verdictWords } from "./verdicts.js";
-import { goalsSatisfied, rankProposals } from "./ranking.js";
+import { goalsSatisfied, rankedProposals } from "./ranking.js";
 import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
+import { localName, type InformalPart } from "../formal/index.js";
 
 const SUMMARY_MAX_LINES = 15;
 
@@ -152,7 +153,7 @@ export function noSolutionReason(s: Session): string {
   // No duration: the window may have closed early (everyone answered, or a quiet period).
   const parts = [`No successful solution. Asked: ${names(s.solvers)}.`];
   if (s.proposals.length === 0) parts.push("Nobody proposed a solution.");
-  for (const p of rankProposals(s.proposals)) {
+  for (const p of rankedProposals(s)) {
     // Where the plan could be checked, the check speaks; otherwise the agent's own account.
     if (p.verification && p.verification.verdict !== "unverifiable") parts.push(`${p.agent}: ${clip(verdictWords(p), 160).replace(/\.$/, "")}.`);
     else parts.push(`${p.agent} failed: ${clip(p.solution.executionError ?? p.solution.message ?? "no reason given", 160).replace(/\.$/, "")}.`);
@@ -172,6 +173,23 @@ export function nextStepsAfterViolations(): string {
 function findingLine(s: Session, f: ValidationFinding): string {
   return `${f.severity}: ${clip(f.message, 140)} (${clip(readable(s, f.focusNode), 60)}${f.path ? `, ${f.path}` : ""})${f.agents.length ? ` from ${names(f.agents)}` : ""}`;
 }
+
+/** "2 constraints, 1 precondition": what kinds of literal were free text, by their property. */
+function informalKinds(parts: readonly InformalPart[]): string {
+  const counts = new Map<string, number>();
+  for (const p of parts) {
+    const kind = INFORMAL_KIND[localName(p.predicate)] ?? "expression";
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, n]) => plural(n, kind)).join(", ");
+}
+
+const INFORMAL_KIND: Record<string, string> = {
+  constraintExpression: "constraint",
+  initialState: "initial-state fact",
+  hasParameter: "parameter",
+  expression: "expression",
+};
 
 /** The human summary for the primary room: readable in a chat window, 15 lines at most. */
 export function sessionSummary(s: Session, now: number): string {
@@ -196,7 +214,9 @@ export function sessionSummary(s: Session, now: number): string {
         : `Validation: could not finish (${clip(last.outcome.error, 100)}).`,
     );
   }
-  const ranked = rankProposals(s.proposals);
+  const unchecked = s.model?.formal?.notMachineCheckable ?? [];
+  if (unchecked.length) lines.push(`Not machine-checkable: ${plural(unchecked.length, "free-text part")} (${informalKinds(unchecked)}); plans are not checked there.`);
+  const ranked = rankedProposals(s);
   const best = ranked[0];
   if (best && (c?.status === "solved" || (!best.verification && best.solution.success))) {
     lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
@@ -204,7 +224,7 @@ export function sessionSummary(s: Session, now: number): string {
     if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("; "), 300)}`);
     if (best.solution.bindings?.length) lines.push(`  Bindings: ${clip(best.solution.bindings.join(", "), 200)}`);
     const goals = best.solution.satisfiesGoals ?? [];
-    if (goals.length) lines.push(`  Goals: ${goalsSatisfied(best)} of ${goals.length} satisfied (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
+    if (goals.length) lines.push(`  Goals claimed: ${goalsSatisfied(best)} of ${goals.length} satisfied (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
     if (ranked.length > 1) lines.push(`Other solutions: ${ranked.length - 1}.`);
   } else if (c?.status !== "cancelled" && s.solutionRequestedAt !== null) {
     lines.push(`Solutions: ${ranked.length ? `${ranked.length}, none successful` : "none"}.`);
@@ -225,7 +245,7 @@ export function roomSummary(s: Session, now: number): string {
   const c = s.completion;
   const head = `${STATUS_MARK}Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}`;
   const tail = ` Details: mfr-status ${s.id}.`;
-  const best = rankProposals(s.proposals)[0];
+  const best = rankedProposals(s)[0];
   let outcome: string;
   if (c?.status === "solved" && best) {
     const checked = best.verification?.verdict === "valid" ? " (checked valid)" : "";
@@ -253,7 +273,7 @@ export function sessionDetail(s: Session, now: number): string {
     lines.push(`- validation round ${v.round}: ${v.outcome.analysis.summary}`);
     for (const f of v.outcome.analysis.findings.slice(0, 50)) lines.push(`    ${findingLine(s, f)}`);
   }
-  for (const p of rankProposals(s.proposals)) {
+  for (const p of rankedProposals(s)) {
     lines.push(`- proposal from ${p.agent}: ${p.solution.success ? "success" : "failure"}: ${clip(p.solution.message ?? "", 200)}`);
   }
   return lines.join("\n");

@@ -22,7 +22,25 @@ export function verifyProposal(session: Session, solution: SolutionBody): Verifi
   if (!hasFormalPart(formal)) {
     return { verdict: "unverifiable", reason: "The model has no formal part (its expressions are free text), so the plan could not be checked." };
   }
-  return simulatePlan(formal, solution.plan ?? []);
+  const verification = simulatePlan(formal, solution.plan ?? []);
+  const refutedClaim = refutedClaimOf(solution, verification);
+  return refutedClaim ? { ...verification, refutedClaim } : verification;
+}
+
+/**
+ * A claim the check contradicts: success claimed for an invalid plan, or goals claimed
+ * satisfied when the plan ends with a formal goal false. Claimed goals are free text, so they
+ * are not matched one by one to formal goals; the first false goal is named instead.
+ */
+function refutedClaimOf(solution: SolutionBody, v: Verification): string | undefined {
+  if (v.verdict !== "invalid") return undefined;
+  const planLength = solution.plan?.length ?? 0;
+  const claimedGoals = (solution.satisfiesGoals ?? []).filter((g) => g.satisfied).length;
+  if (claimedGoals > 0 && v.step === planLength + 1) {
+    return `It claims ${claimedGoals === 1 ? "a goal" : `${claimedGoals} goals`} satisfied, but ${v.failed ?? "a goal"} is false at the end.`;
+  }
+  if (solution.success) return `It claims success, but the plan is invalid${v.step !== undefined ? ` at step ${v.step}` : ""}.`;
+  return undefined;
 }
 
 const VERDICT_ORDER = { valid: 0, unverifiable: 1, invalid: 2 } as const;
@@ -45,7 +63,10 @@ export function verdictWords(p: Proposal): string {
   if (!v) return p.solution.success ? "claims success (not checked)" : "claims failure";
   const steps = p.solution.plan?.length ?? 0;
   if (v.verdict === "valid") return `valid, ${steps === 1 ? "1 step" : `${steps} steps`}`;
-  if (v.verdict === "invalid") return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : `: ${v.reason}`}`;
+  if (v.verdict === "invalid") {
+    const claimed = v.refutedClaim ? " (claimed success)" : "";
+    return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : `: ${v.reason}`}${claimed}`;
+  }
   return `unverifiable: ${v.reason}`;
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { rankProposals } from "../../src/session/ranking.js";
+import { goalsSatisfied, rankProposals } from "../../src/session/ranking.js";
+import type { Verdict } from "../../src/formal/index.js";
+import fc from "fast-check";
 import type { Proposal, SolutionBody } from "../../src/session/types.js";
 import {
   Driver,
@@ -72,7 +74,8 @@ describe("reasoning", () => {
     expect(d.session().phase).toBe("reasoning");
     const done = onlyBroadcast(d.expire(), "SessionComplete");
     expect(done.status).toBe("solved");
-    expect(done.solutions.map((p) => p.agent)).toEqual(["dave", "bob", "alice"]);
+    // dave claims more goals, but claims do not rank and he was not asked: bob, who was, comes first.
+    expect(done.solutions.map((p) => p.agent)).toEqual(["bob", "dave", "alice"]);
   });
 
   it("fails when nobody succeeded, naming who was asked, who answered and why each failed", () => {
@@ -159,11 +162,11 @@ describe("rankProposals", () => {
     expect(rankProposals([failed, succeeded]).map((x) => x.agent)).toEqual(["succeeded", "failed"]);
   });
 
-  it("then prefers more satisfied goals (unsatisfied ones do not count)", () => {
-    const few = p("few", 1, { success: true, satisfiesGoals: goals(1, 4) });
-    const many = p("many", 5, { success: true, satisfiesGoals: goals(3) });
-    const none = p("none", 0, { success: true });
-    expect(rankProposals([few, none, many]).map((x) => x.agent)).toEqual(["many", "few", "none"]);
+  it("never ranks on claimed goals: a goal listed fifty times is still a claim", () => {
+    const stuffer = p("stuffer", 1, { success: true, satisfiesGoals: Array.from({ length: 50 }, () => ({ goal: "g", satisfied: true })) });
+    const honest = p("honest", 0, { success: true });
+    expect(rankProposals([stuffer, honest]).map((x) => x.agent)).toEqual(["honest", "stuffer"]);
+    expect(goalsSatisfied(stuffer)).toBe(1);
   });
 
   it("then prefers the earlier proposal", () => {
@@ -172,6 +175,52 @@ describe("rankProposals", () => {
     const failedLate = p("failedLate", 500, { success: false });
     const failedEarly = p("failedEarly", 400, { success: false });
     expect(rankProposals([failedLate, late, failedEarly, early]).map((x) => x.agent)).toEqual(["early", "late", "failedEarly", "failedLate"]);
+  });
+
+  describe("within a verdict (issue order: requested first, then fewer steps, then earlier)", () => {
+    const checked = (agent: string, receivedAt: number, verdict: Verdict, steps: number, success = true): Proposal => ({
+      ...p(agent, receivedAt, { success, plan: Array.from({ length: steps }, (_, i) => `(step s${i})`) }),
+      verification: { verdict, reason: verdict },
+    });
+
+    it("puts valid before unverifiable before invalid, whatever the claims", () => {
+      const invalid = checked("invalid", 0, "invalid", 1, true);
+      const unverifiable = checked("unverifiable", 1, "unverifiable", 1, true);
+      const valid = checked("valid", 2, "valid", 9, false);
+      expect(rankProposals([invalid, unverifiable, valid]).map((x) => x.agent)).toEqual(["valid", "unverifiable", "invalid"]);
+    });
+
+    it("puts requested agents before unrequested ones, then fewer steps, then earlier", () => {
+      const strangerShort = checked("stranger", 0, "valid", 2);
+      const askedLong = checked("Asked", 5, "valid", 6);
+      const askedShortLate = checked("other", 9, "valid", 3);
+      const askedShortEarly = checked("third", 8, "valid", 3);
+      const ranked = rankProposals([strangerShort, askedLong, askedShortLate, askedShortEarly], ["asked", "other", "third"]);
+      expect(ranked.map((x) => x.agent)).toEqual(["third", "other", "Asked", "stranger"]);
+    });
+
+    it("ranks a proposal without a plan behind every plan of its verdict", () => {
+      const noPlan: Proposal = { ...p("noplan", 0, { success: true }), verification: { verdict: "valid", reason: "" } };
+      expect(rankProposals([noPlan, checked("long", 5, "valid", 12)]).map((x) => x.agent)).toEqual(["long", "noplan"]);
+    });
+
+    it("orders any list the same way whatever order it arrives in (a total order)", () => {
+      const verdicts: Verdict[] = ["valid", "invalid", "unverifiable"];
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(fc.record({ agent: fc.string({ minLength: 1, maxLength: 4 }), at: fc.nat(50), v: fc.constantFrom(...verdicts), steps: fc.nat(5), asked: fc.boolean(), success: fc.boolean() }), { selector: (r) => r.agent.toLowerCase(), maxLength: 8 }),
+          (rows) => {
+            const list = rows.map((r) => checked(r.agent, r.at, r.v, r.steps, r.success));
+            const asked = rows.filter((r) => r.asked).map((r) => r.agent);
+            const once = rankProposals(list, asked).map((x) => x.agent);
+            expect(rankProposals([...list].reverse(), asked).map((x) => x.agent)).toEqual(once);
+            const rank = { valid: 0, unverifiable: 1, invalid: 2 };
+            const seen = rankProposals(list, asked).map((x) => rank[x.verification?.verdict ?? "unverifiable"]);
+            expect(seen).toEqual([...seen].sort((a, b) => a - b));
+          },
+        ),
+      );
+    });
   });
 
   it("does not reorder the array it was given", () => {

@@ -55,7 +55,7 @@ describe("sessionSummary", () => {
     expect(summary).toContain("1. load c1");
     expect(summary).toContain("3. unload c1");
     expect(summary).toContain("Bindings: ?t=truck1");
-    expect(summary).toContain("Goals: 1 of 2 satisfied");
+    expect(summary).toContain("Goals claimed: 1 of 2 satisfied");
     expect(summary).toContain("c1-delivered");
     expect(summary).toContain("Other solutions: 1.");
   });

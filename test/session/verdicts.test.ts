@@ -32,6 +32,36 @@ describe("verified solutions", () => {
     expect(d.session().proposals[0]?.verification).toMatchObject({ verdict: "invalid", step: 2, failed: "(handempty)" });
   });
 
+  it("marks a claim the check refutes: success claimed for a broken plan, goals claimed for a plan that falls short", () => {
+    const d = reasoning();
+    d.propose("s1", "cheater", CHEAT);
+    expect(d.session().proposals[0]?.verification?.refutedClaim).toBe("It claims success, but the plan is invalid at step 2.");
+    const short = solution({ success: false, plan: ["unstack(C, A)", "(put-down c)"], satisfiesGoals: [{ goal: "tower", satisfied: true }] });
+    d.propose("s1", "solver", short);
+    const v = d.session().proposals.find((p) => p.agent === "solver")?.verification;
+    expect(v).toMatchObject({ verdict: "invalid", step: 3 });
+    expect(v?.refutedClaim).toMatch(/^It claims a goal satisfied, but \(on a b\) is false at the end\.$/);
+  });
+
+  it("makes no claim-refutation for an honest failure or a valid plan", () => {
+    const d = reasoning();
+    d.propose("s1", "cheater", solution({ success: false, plan: DROPPED }));
+    d.propose("s1", "solver", solution({ success: true, plan: VALID, satisfiesGoals: [{ goal: "tower", satisfied: true }] }));
+    expect(d.session().proposals.map((p) => p.verification?.refutedClaim)).toEqual([undefined, undefined]);
+  });
+
+  it("counts the free-text parts in the summary as not machine-checkable, never guessing at them", () => {
+    const informal = modelOf(`${fixture("blocksworld.ttl")}
+<#quiet> a mfr:Constraint ; mfr:constraintType "noise" ; mfr:appliesTo "problem" ; mfr:constraintExpression "Keep the noise down after ten." .
+<#tidy> a mfr:Goal ; rdfs:label "tidy" ; mfr:expression "The room looks tidy." .`);
+    expect(informal.notMachineCheckable).toHaveLength(2);
+    const d = reasoning(informal);
+    d.propose("s1", "cheater", solution({ success: true, plan: VALID }));
+    const done = onlyBroadcast(d.propose("s1", "solver", solution({ success: true, plan: VALID })), "SessionComplete");
+    expect(done.status).toBe("solved");
+    expect(done.summary).toContain("Not machine-checkable: 2 free-text parts (1 constraint, 1 expression); plans are not checked there.");
+  });
+
   it("ranks the valid plan first whatever the other claims, and the session is solved by it", () => {
     const d = reasoning();
     d.propose("s1", "cheater", CHEAT);
