@@ -21,6 +21,8 @@ Commands:
   export ID       write a session out: model (TriG), validation reports, proposals, events (JSON)
   verify          replay every logged session and check it sends exactly what was sent live
                   (give it the profile the coordinator runs with: its rooms and stanza limit)
+  solver          run the reference solver agent: a peer that answers SolutionRequests with
+                  plans found by bounded planning (give it its own --profile and --secrets)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
 
@@ -90,33 +92,61 @@ function openStoreOrExit(dataDir: string, readonly = false): SessionStore {
   }
 }
 
-async function runStart(config: Config, log: Logger): Promise<void> {
-  const store = openStoreOrExit(config.dataDir);
-  const coordinator = new Coordinator({ config, log, store });
+/**
+ * Stops cleanly on SIGINT/SIGTERM, within the grace period however the server behaves, and
+ * keeps the process alive through anything the network sends (logged, never fatal).
+ */
+function stopOnSignals(log: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down");
-    // However the server behaves, we are gone within the grace period.
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-    void coordinator
-      .stop()
+    void stop()
       .catch((err: unknown) => log.warn({ err }, "error while shutting down"))
-      .finally(() => {
-        store.close();
-        process.exit(0);
-      });
+      .finally(() => process.exit(0));
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
-  // Nothing that arrives over the network may end the process; log and carry on.
   process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));
   process.on("uncaughtException", (err) => log.error({ err }, "uncaught exception"));
+}
 
+async function runStart(config: Config, log: Logger): Promise<void> {
+  const store = openStoreOrExit(config.dataDir);
+  const coordinator = new Coordinator({ config, log, store });
+  stopOnSignals(log, async () => {
+    try {
+      await coordinator.stop();
+    } finally {
+      store.close();
+    }
+  });
   log.info({ config: describeConfig(config) }, "starting");
   try {
     await coordinator.start();
+  } catch (err) {
+    if (err instanceof AuthenticationError) fail(err.message, EXIT_FAILED);
+    throw err;
+  }
+}
+
+async function runSolver(config: Config, log: Logger): Promise<void> {
+  const { ReferenceSolver } = await import("./reference-solver/index.js");
+  const { createPlanner } = await import("./solver/index.js");
+  const planner = await createPlanner();
+  const solver = new ReferenceSolver(config, { maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs }, planner, log);
+  stopOnSignals(log, async () => {
+    try {
+      await solver.stop();
+    } finally {
+      await planner.close();
+    }
+  });
+  log.info({ nick: config.nick, room: config.room, maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs }, "reference solver starting");
+  try {
+    await solver.start();
   } catch (err) {
     if (err instanceof AuthenticationError) fail(err.message, EXIT_FAILED);
     throw err;
@@ -177,6 +207,12 @@ async function main(): Promise<void> {
       const { runDemo } = await import("./demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
       process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`) });
+      return;
+    }
+    case "solver": {
+      const config = configOrExit(args.flags);
+      const log = createLogger({ level: config.logLevel, pretty: args.pretty });
+      await runSolver(config, log);
       return;
     }
     case "start": {

@@ -17,8 +17,11 @@ const MODE_CHAT = `${LINGUE}HumanChat`;
 export interface ExampleAgentScript {
   /** Turtle to contribute in round n (1 = first request, >1 = fix round), given the issues sent to us. */
   contribution(round: number, issues: string[]): string | undefined;
-  /** The `solution` of our SolutionProposal, given the model we received. */
-  solution(model: string): Record<string, unknown> | undefined;
+  /**
+   * The `solution` of our SolutionProposal, given the model we received, the solution round
+   * (1, or a repair round) and the issues the coordinator found in our previous plan.
+   */
+  solution(model: string, round: number, issues: string[]): Record<string, unknown> | undefined;
 }
 
 export interface ExampleAgentOptions {
@@ -78,7 +81,12 @@ export class ExampleAgent {
         { sessionId },
       );
     } else if (message.messageType === `${MFR}SolutionRequest`) {
-      const solution = this.options.script.solution(String(message.model ?? ""));
+      const round = Number(message.round ?? 1);
+      const asked = message.requestedAgents as string[] | undefined;
+      // A repair round asks only the proposers whose plans failed the check.
+      if (round > 1 && asked && !asked.includes(this.options.nick)) return;
+      const issues = ((message.issues as Record<string, string[]> | undefined) ?? {})[this.options.nick] ?? [];
+      const solution = this.options.script.solution(String(message.model ?? ""), round, issues);
       if (solution === undefined) return;
       await this.think();
       const proposal = { messageType: `${MFR}SolutionProposal`, sessionId, solution };

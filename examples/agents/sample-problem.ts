@@ -1,11 +1,14 @@
 /**
  * EXAMPLE MATERIAL: the demo's sample problem and what the example agents say about it.
- * Two agents model a small delivery problem; the planner's first contribution has a
- * Goal that states nothing (a SHACL Violation), which it fixes when asked.
+ * Two agents model a small delivery problem formally (PROTOCOL.md, "Formal models and verified
+ * solutions"). The planner's first contribution has a Goal that states nothing (a SHACL
+ * Violation), which it fixes when asked. Its first plan is plausible but breaks the truck's
+ * capacity; the coordinator's check finds that, and in the repair round the planner sends a
+ * plan that works. The reference solver (`mfr-coordinator solver`) finds its own plan.
  */
 import type { ExampleAgentScript } from "./example-agent.js";
 
-export const SAMPLE_PROBLEM = "Deliver 8 crates from the depot to the warehouse with one truck that carries at most 10 crates.";
+export const SAMPLE_PROBLEM = "Deliver 3 crates from the depot to the warehouse with one truck that carries at most 2 crates at a time.";
 
 const PREFIXES = `@prefix mfr: <http://purl.org/stuff/mfr/> .
 @prefix schema: <http://schema.org/> .
@@ -13,25 +16,30 @@ const PREFIXES = `@prefix mfr: <http://purl.org/stuff/mfr/> .
 `;
 
 const MODELER = `${PREFIXES}
-<#truck> a mfr:Entity ; mfr:entityType "Vehicle" ; schema:name "Truck 1" .
+<#truck1> a mfr:Entity ; mfr:entityType "Truck" ; schema:name "Truck 1" .
 <#depot> a mfr:Entity ; mfr:entityType "Location" ; schema:name "Depot"@en .
 <#warehouse> a mfr:Entity ; mfr:entityType "Location" ; schema:name "Warehouse"@en .
-<#crates> a mfr:Entity ; mfr:entityType "Cargo" ; rdfs:label "8 crates" .
-<#truckAt> a mfr:StateVariable ; rdfs:label "where the truck is" .
-<#load> a mfr:Action ; mfr:actionName "load" ; mfr:hasParameter <#truck>, <#crates> ;
-  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "at(truck, depot) and at(crates, depot)" ] ;
-  mfr:hasEffect [ a mfr:Effect ; mfr:expression "in(crates, truck)" ] .
-<#drive> a mfr:Action ; mfr:actionName "drive" ; mfr:hasParameter <#truck> ;
-  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "at(truck, depot)" ] ;
-  mfr:hasEffect [ a mfr:Effect ; mfr:expression "at(truck, warehouse)" ] .
-<#unload> a mfr:Action ; mfr:actionName "unload" ; mfr:hasParameter <#truck>, <#crates> ;
-  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "in(crates, truck) and at(truck, warehouse)" ] ;
-  mfr:hasEffect [ a mfr:Effect ; mfr:expression "at(crates, warehouse)" ] .
+<#c1> a mfr:Entity ; mfr:entityType "Crate" ; rdfs:label "crate 1" .
+<#c2> a mfr:Entity ; mfr:entityType "Crate" ; rdfs:label "crate 2" .
+<#c3> a mfr:Entity ; mfr:entityType "Crate" ; rdfs:label "crate 3" .
+<#load> a mfr:StateVariable ; rdfs:label "crates on the truck" ; mfr:expression "(load truck1)" ;
+  mfr:initialState "(= (load truck1) 0) (= (capacity truck1) 2)" .
+<#start> mfr:initialState "(at truck1 depot) (at c1 depot) (at c2 depot) (at c3 depot)" .
+<#loadCrate> a mfr:Action ; mfr:actionName "load" ; mfr:hasParameter ( "?c - Crate" "?t - Truck" "?l - Location" ) ;
+  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "(and (at ?c ?l) (at ?t ?l))" ] ,
+    [ a mfr:Precondition ; mfr:expression "(< (load ?t) (capacity ?t))" ] ;
+  mfr:hasEffect [ a mfr:Effect ; mfr:expression "(and (in ?c ?t) (not (at ?c ?l)) (increase (load ?t) 1))" ] .
+<#drive> a mfr:Action ; mfr:actionName "drive" ; mfr:hasParameter ( "?t - Truck" "?from - Location" "?to - Location" ) ;
+  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "(and (at ?t ?from) (not (= ?from ?to)))" ] ;
+  mfr:hasEffect [ a mfr:Effect ; mfr:expression "(and (at ?t ?to) (not (at ?t ?from)))" ] .
+<#unloadCrate> a mfr:Action ; mfr:actionName "unload" ; mfr:hasParameter ( "?c - Crate" "?t - Truck" "?l - Location" ) ;
+  mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "(and (in ?c ?t) (at ?t ?l))" ] ;
+  mfr:hasEffect [ a mfr:Effect ; mfr:expression "(and (at ?c ?l) (not (in ?c ?t)) (decrease (load ?t) 1))" ] .
 `;
 
 const PLANNER_CONSTRAINTS = `${PREFIXES}
-<#capacity> a mfr:Constraint ; mfr:constraintType "capacity" ; mfr:appliesTo <#truck> ;
-  mfr:constraintExpression "load(truck) <= 10" .
+<#capacity> a mfr:Constraint ; mfr:constraintType "capacity" ; mfr:appliesTo <#truck1> ;
+  mfr:constraintExpression "(<= (load truck1) (capacity truck1))" .
 <#oneTruck> a mfr:Constraint ; mfr:constraintType "resource" ; mfr:appliesTo "problem" ;
   rdfs:comment "Only one truck is available." .
 `;
@@ -41,30 +49,49 @@ const PLANNER_ROUND_1 = `${PLANNER_CONSTRAINTS}<#delivered> a mfr:Goal .
 `;
 
 const PLANNER_FIXED = `${PLANNER_CONSTRAINTS}<#delivered> a mfr:Goal ; rdfs:label "crates delivered" ;
-  mfr:expression "at(crates, warehouse)" .
+  mfr:expression "(and (at c1 warehouse) (at c2 warehouse) (at c3 warehouse))" .
 `;
+
+/** Plausible, and wrong: the third crate does not fit (the check fails at step 3). */
+const ONE_TRIP = ["load(c1, truck1, depot)", "load(c2, truck1, depot)", "load(c3, truck1, depot)", "drive(truck1, depot, warehouse)", "unload(c1, truck1, warehouse)", "unload(c2, truck1, warehouse)", "unload(c3, truck1, warehouse)"];
+
+/** The repair: two trips. */
+const TWO_TRIPS = [
+  "load(c1, truck1, depot)",
+  "load(c2, truck1, depot)",
+  "drive(truck1, depot, warehouse)",
+  "unload(c1, truck1, warehouse)",
+  "unload(c2, truck1, warehouse)",
+  "drive(truck1, warehouse, depot)",
+  "load(c3, truck1, depot)",
+  "drive(truck1, depot, warehouse)",
+  "unload(c3, truck1, warehouse)",
+];
 
 export const MODELER_SCRIPT: ExampleAgentScript = {
   contribution: (round) => (round === 1 ? MODELER : undefined),
-  solution: (model) =>
-    model.includes("unload")
-      ? {
-          success: true,
-          message: "Load all 8 crates, drive once, unload: capacity allows a single trip.",
-          plan: ["load(truck, crates) at depot", "drive(truck, depot, warehouse)", "unload(truck, crates) at warehouse"],
-          bindings: ["truck = Truck 1", "crates = 8 (capacity 10)"],
-          satisfiesGoals: [{ goal: "crates delivered", satisfied: true }],
-        }
-      : { success: false, message: "The model has no unload action.", executionError: "no unload action" },
+  // The modeler models; it leaves planning to others, and says so rather than staying silent.
+  solution: (_model, round) => (round === 1 ? { success: false, message: "I model; I leave the planning to the planners." } : undefined),
 };
 
 export const PLANNER_SCRIPT: ExampleAgentScript = {
   contribution: (round) => (round === 1 ? PLANNER_ROUND_1 : PLANNER_FIXED),
-  solution: () => ({
-    success: true,
-    message: "Two trips of 4 crates each.",
-    plan: ["load 4", "drive", "unload 4", "drive back", "load 4", "drive", "unload 4"],
-    bindings: ["truck = Truck 1"],
-    satisfiesGoals: [{ goal: "crates delivered", satisfied: true }],
-  }),
+  solution: (_model, round) =>
+    round === 1
+      ? {
+          success: true,
+          message: "One trip: load all three crates, drive, unload.",
+          plan: ONE_TRIP,
+          satisfiesGoals: [{ goal: "crates delivered", satisfied: true }],
+        }
+      : {
+          success: true,
+          message: "Two trips: two crates, then the third.",
+          plan: TWO_TRIPS,
+          satisfiesGoals: [{ goal: "crates delivered", satisfied: true }],
+        },
 };
+
+/** The sample's sound model (both agents' final contributions) and its plans, for tests. */
+export const SAMPLE_CONTRIBUTIONS = { modeler: MODELER, planner: PLANNER_FIXED } as const;
+export const SAMPLE_PLANS = { oneTrip: ONE_TRIP, twoTrips: TWO_TRIPS } as const;

@@ -98,6 +98,8 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       maxFixRounds: values.maxFixRounds ?? DEFAULTS.maxFixRounds,
       maxRepairRounds: values.maxRepairRounds ?? DEFAULTS.maxRepairRounds,
       chairNick: values.chairNick ?? DEFAULTS.chairNick,
+      maxPlanSteps: values.maxPlanSteps ?? DEFAULTS.maxPlanSteps,
+      planningTimeoutMs: values.planningTimeoutMs ?? DEFAULTS.planningTimeoutMs,
     },
     limits: {
       maxStanzaBytes: values.maxStanzaBytes ?? DEFAULTS.maxStanzaBytes,

@@ -42,6 +42,9 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("maxFixRounds", "mfr", MFR, "mfr", "maxFixRounds", "integer"),
   prop("maxRepairRounds", "mfr", MFR, "mfr", "maxRepairRounds", "integer"),
   prop("chairNick", "mfr", MFR, "mfr", "chairNick", "string"),
+  // The reference solver agent's own settings (mfr-coordinator solver).
+  prop("maxPlanSteps", "mfr", MFR, "mfr", "maxPlanSteps", "integer"),
+  prop("planningTimeoutMs", "mfr", MFR, "mfr", "planningTimeout", "integer"),
   prop("maxStanzaBytes", "mfr", MFR, "mfr", "maxStanzaBytes", "integer"),
   prop("maxInboundBytes", "mfr", MFR, "mfr", "maxInboundBytes", "integer"),
   prop("maxTriplesPerContribution", "mfr", MFR, "mfr", "maxTriplesPerContribution", "integer"),

@@ -32,6 +32,10 @@ export const MfrSettingsSchema = z.object({
   /** Rounds in which proposers of invalid plans are asked to repair them. */
   maxRepairRounds: z.number().int().min(0, "0 or more repair rounds").max(10, "at most 10 repair rounds"),
   chairNick: z.string().min(1, "the Chair agent's nick"),
+  /** The reference solver: plans longer than this are not searched for. */
+  maxPlanSteps: z.number().int().min(1, "at least 1 step").max(200, "at most 200 steps"),
+  /** The reference solver: how long one search may take. */
+  planningTimeoutMs: positiveMs,
 });
 
 export const LimitsSchema = z.object({
@@ -120,6 +124,8 @@ export const DEFAULTS = {
   maxFixRounds: 2,
   maxRepairRounds: 2,
   chairNick: "Chair",
+  maxPlanSteps: 30,
+  planningTimeoutMs: 20_000,
   // Safely below Prosody's default c2s_stanza_size_limit of 256 KiB.
   maxStanzaBytes: 200 * 1024,
   // Below Prosody's default c2s_stanza_size_limit of 256 KiB: a message between the two is

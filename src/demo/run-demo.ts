@@ -1,7 +1,9 @@
 /**
  * `mfr-coordinator demo`: the whole product on this machine. A throw-away Prosody, the
- * coordinator, two example agents and a scripted person who starts a session; the room
- * transcript is printed as it happens and the run ends when the session is complete.
+ * coordinator, two example agents, the reference solver agent and a scripted person who starts
+ * a session; the room transcript is printed as it happens and the run ends when the session is
+ * complete. The story: a fix round repairs the model, the planner's first plan is caught by the
+ * plan check and repaired in a repair round, and the solver's plan is found and checked valid.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,8 @@ import { Coordinator } from "../coordinator.js";
 import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalProsody } from "../localserver/index.js";
 import { createLogger } from "../log.js";
 import { MessageType } from "../protocol/vocab.js";
+import { ReferenceSolver } from "../reference-solver/index.js";
+import { createPlanner } from "../solver/index.js";
 import { SessionStore } from "../store/index.js";
 import { RoomTranscript } from "./room-transcript.js";
 
@@ -44,7 +48,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const stoppers: Array<() => Promise<unknown>> = [];
   try {
     print(`demo: a throw-away Prosody is listening on ${server.service}; room ${ROOM}`);
-    const accounts = await registerAll(server, ["coordinator", "modeler", "planner", "alice"]);
+    const accounts = await registerAll(server, ["coordinator", "modeler", "planner", "solver", "alice"]);
     const logPath = join(dir, "coordinator.log");
     const config = demoConfig(server, accounts.coordinator as string, dir);
     const store = SessionStore.open(config.dataDir);
@@ -67,6 +71,15 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     }
     await alice.waitFor((l) => l.nick === "planner", 5000);
 
+    // The reference solver: a peer like the others, with its own account, nick and log.
+    const planner = await createPlanner();
+    stoppers.push(() => planner.close());
+    const solverConfig: Config = { ...config, nick: "Solver", xmpp: { ...config.xmpp, username: "solver", password: accounts.solver as string, resource: "Solver" } };
+    const solver = new ReferenceSolver(solverConfig, { maxPlanSteps: 20, planningTimeoutMs: 10_000 }, planner, createLogger({ level: "info", pretty: false, destination: join(dir, "solver.log") }));
+    stoppers.push(() => solver.stop());
+    await solver.start();
+    await waitUntil(() => solver.isJoined(), 10_000, "the solver did not join the room");
+
     await alice.say(`mfr-start ${SAMPLE_PROBLEM}`);
     const complete = await alice.waitFor((l) => l.payload?.messageType === MessageType.SessionComplete, SESSION_TIMEOUT_MS);
     const sessionId = String(complete.payload?.json?.sessionId ?? "");
@@ -75,7 +88,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await alice.waitFor((l) => l.text.startsWith(`[MFR] Session ${sessionId} ${status} after`) && !l.payload, 5000);
     print("--- end of transcript ---\n");
     print(`Final summary (${status}):\n${String(complete.payload?.json?.summary ?? "")}\n`);
-    print(`demo: the coordinator's log is in ${logPath}`);
+    print(`demo: the coordinator's log is in ${logPath}; the solver's in ${join(dir, "solver.log")}`);
     print(`demo: export this session with: node dist/src/cli.js export ${sessionId} --data-dir ${config.dataDir}`);
     return status === "solved" ? 0 : 1;
   } finally {

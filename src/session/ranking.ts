@@ -10,6 +10,12 @@ export function requestedProposers(session: Pick<Session, "solvers" | "invitedAg
   return [...session.solvers, ...(session.invitedAgents ?? [])];
 }
 
+function byName(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** A plan's length; a proposal without a plan ranks behind every plan of its verdict. */
 function steps(p: Proposal): number {
   const plan = p.solution.plan;
@@ -20,7 +26,7 @@ function steps(p: Proposal): number {
  * Best first: by the coordinator's verdict (valid, unverifiable, invalid); among unverifiable
  * proposals, a claimed success before a failure (with no formal part, the claim is all there
  * is to go by, and it decides whether the session is solved); then requested agents before
- * unrequested ones, then fewer steps, then earlier. Claimed goal lists never count: a goal
+ * unrequested ones, then fewer steps, then earlier, then by name. Claimed goal lists never count: a goal
  * listed fifty times is still a claim.
  */
 export function rankProposals(proposals: readonly Proposal[], requested: readonly string[] = []): Proposal[] {
@@ -32,7 +38,9 @@ export function rankProposals(proposals: readonly Proposal[], requested: readonl
       claim(a) - claim(b) ||
       wasAsked(a) - wasAsked(b) ||
       steps(a) - steps(b) ||
-      a.receivedAt - b.receivedAt,
+      a.receivedAt - b.receivedAt ||
+      // Last, the name: the order never depends on the order proposals were stored in.
+      byName(a.agent, b.agent),
   );
 }
 

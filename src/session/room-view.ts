@@ -68,3 +68,14 @@ export function declaresSomething(c: Candidate): boolean {
 export function answersRequests(c: Candidate): boolean {
   return c.evidence.includes("profile") || c.evidence.includes("disco") || c.evidence.includes("protocol");
 }
+
+/**
+ * An agent that proposes plans without modelling (a planner such as the reference solver):
+ * it has proposed but never contributed, or its profile declares solutions and no model kind.
+ * The solution window waits for it although it contributed nothing to the model.
+ */
+export function solvesOnly(c: Candidate): boolean {
+  // A profile that declares a model kind makes it a modeller, whatever it did so far.
+  if (!answersRequests(c) || c.contributions > 0 || c.declared.kinds.length > 0) return false;
+  return c.proposals > 0 || /generates solutions|plan generation/i.test(c.declared.capabilities);
+}

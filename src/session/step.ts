@@ -134,6 +134,7 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     proposals: [],
     deadline: null,
     ...(input.expectedProposers ? { expectedProposers: input.expectedProposers } : {}),
+    ...(input.expectedSolvers?.length ? { expectedSolvers: input.expectedSolvers } : {}),
     completion: null,
   };
   s.log("info", "session started", { sessionId: session.id, by: input.by.nick, choose: input.choose?.method ?? null });

@@ -243,6 +243,8 @@ export interface Session {
   solutionRound?: number;
   /** Agents known to answer SolutionRequests, from the start input; null or absent: unknown. */
   expectedProposers?: string[] | null;
+  /** Agents present at the start that propose without modelling; awaited in the solution window. */
+  expectedSolvers?: string[];
   /** When the open contribution or solution window times out at the latest (its upper bound). */
   windowEndsAt?: number | null;
   /**
@@ -276,6 +278,8 @@ export type Input =
       requestedAgents: string[] | null;
       /** Agents known to answer SolutionRequests (they proposed before); null when unknown. */
       expectedProposers?: string[] | null;
+      /** Agents that propose without modelling (planners); absent in older logs. */
+      expectedSolvers?: string[];
       /** How to choose agents first; absent: start collecting at once. */
       choose?: ChooseAgents;
       /** Agents (among those that may be asked) that act in the world and need a person's approval. */

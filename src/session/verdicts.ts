@@ -22,7 +22,9 @@ export function verifyProposal(session: Session, solution: SolutionBody): Verifi
   if (!hasFormalPart(formal)) {
     return { verdict: "unverifiable", reason: "The model has no formal part (its expressions are free text), so the plan could not be checked." };
   }
-  const verification = simulatePlan(formal, solution.plan ?? []);
+  // No plan at all is not an empty plan: there is nothing to check (an empty plan is checked).
+  if (solution.plan === undefined) return { verdict: "unverifiable", reason: "The proposal has no plan to check." };
+  const verification = simulatePlan(formal, solution.plan);
   const refutedClaim = refutedClaimOf(solution, verification);
   return refutedClaim ? { ...verification, refutedClaim } : verification;
 }

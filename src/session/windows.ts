@@ -40,8 +40,10 @@ export function missingAgents(session: Session): string[] {
 /** Agents whose proposals the solution window waits for: those known to propose, else every contributor. */
 export function awaitedProposers(session: Session): string[] {
   const known = session.expectedProposers;
-  if (!known) return session.solvers;
-  return session.solvers.filter((a) => known.some((k) => sameAgent(k, a)));
+  const contributors = known ? session.solvers.filter((a) => known.some((k) => sameAgent(k, a))) : session.solvers;
+  // Planners that never model are awaited too (the reference solver, say): they answer every request.
+  const planners = (session.expectedSolvers ?? []).filter((a) => !contributors.some((c) => sameAgent(c, a)));
+  return [...contributors, ...planners];
 }
 
 /** Awaited proposers that have not proposed in the current solution round yet. */

@@ -12,7 +12,7 @@ import type { EvidenceJournal, EvidenceRow } from "../catalog/evidence.js";
 import { parseDebateLine } from "../chat/debate-lines.js";
 import { agentsListing } from "../chat/agents-listing.js";
 import { selectionWording } from "../session/selection-report.js";
-import { answersRequests, type RoomView } from "../session/room-view.js";
+import { answersRequests, solvesOnly, type RoomView } from "../session/room-view.js";
 import { mapNames, mappedAgents } from "../session/selection-names.js";
 import { sameAgent } from "../session/identity.js";
 import type { ChooseAgents, Input, Participant, Session } from "../session/types.js";
@@ -36,6 +36,8 @@ export interface ChooserOptions {
 export interface StartPlan {
   expectedAgents: string[];
   expectedProposers: string[] | null;
+  /** Agents that propose without modelling; the solution window waits for them too. */
+  expectedSolvers: string[];
   approvalRequired: string[];
   room?: RoomView;
   choose?: (sessionId: string) => ChooseAgents;
@@ -166,9 +168,12 @@ export class AgentChooser {
   }
 
   /** Who is known to answer requests and solution requests, for the core's windows. */
-  private expectations(room: RoomView): { expectedAgents: string[]; expectedProposers: string[] | null } {
+  private expectations(room: RoomView): { expectedAgents: string[]; expectedProposers: string[] | null; expectedSolvers: string[] } {
     const proposers = room.candidates.filter((c) => c.proposals > 0).map((c) => c.nick);
-    return { expectedAgents: room.candidates.filter(answersRequests).map((c) => c.nick), expectedProposers: proposers.length > 0 ? proposers : null };
+    const solvers = room.candidates.filter(solvesOnly).map((c) => c.nick);
+    // A planner that never models is not waited for in the contribution window.
+    const modellers = room.candidates.filter((c) => answersRequests(c) && !solvers.includes(c.nick)).map((c) => c.nick);
+    return { expectedAgents: modellers, expectedProposers: proposers.length > 0 ? proposers : null, expectedSolvers: solvers };
   }
 
   /** Agents named in a consensus are agents: evidence for later sessions (the core maps them too, the same way). */

@@ -82,6 +82,8 @@ export interface SessionPlan {
   expectedAgents: string[];
   /** Agents known to answer SolutionRequests (they proposed before); null when unknown. */
   expectedProposers?: string[] | null;
+  /** Agents that propose without modelling: the solution window waits for them too. */
+  expectedSolvers?: string[];
   requestedAgents?: string[] | null;
   approvalRequired?: string[];
   choose?: (sessionId: string) => ChooseAgents;
@@ -137,6 +139,7 @@ export class SessionHost {
       expectedAgents: plan.expectedAgents,
       requestedAgents: plan.requestedAgents ?? null,
       ...(plan.expectedProposers !== undefined ? { expectedProposers: plan.expectedProposers } : {}),
+      ...(plan.expectedSolvers?.length ? { expectedSolvers: plan.expectedSolvers } : {}),
       ...(plan.choose ? { choose: plan.choose(sessionId) } : {}),
       ...(plan.approvalRequired?.length ? { approvalRequired: plan.approvalRequired } : {}),
       ...(plan.room ? { room: plan.room } : {}),

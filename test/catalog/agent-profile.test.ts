@@ -42,7 +42,7 @@ describe("the example profiles in config/agents", () => {
 
   it("load without problems, one profile per peer, the coordinator's own profile excluded", () => {
     expect(problems).toEqual([]);
-    expect(profiles.map((p) => p.nick)).toEqual(["Chair", "Data", "Executor", "Mistral", "Prolog", "Semantic"]);
+    expect(profiles.map((p) => p.nick)).toEqual(["Chair", "Data", "Executor", "Mistral", "Prolog", "Semantic", "Solver"]);
     expect(profiles.every((p) => p.file.endsWith(`${p.nick.toLowerCase()}.ttl`))).toBe(true);
   });
 

@@ -19,7 +19,7 @@ describe("agentsListing", () => {
 
     const text = agentsListing(catalog.listing());
     const lines = text.split("\n");
-    expect(lines[0]).toBe("[MFR] Agents: 4 in the room, 4 known but away.");
+    expect(lines[0]).toBe("[MFR] Agents: 4 in the room, 5 known but away.");
     expect(lines.slice(1).map((l) => /^- (\S+) \((present|absent)\)/.exec(l)?.slice(1, 3).join(" "))).toEqual([
       "Executor present",
       "helper present",
@@ -29,6 +29,7 @@ describe("agentsListing", () => {
       "Data absent",
       "Mistral absent",
       "Semantic absent",
+      "Solver absent",
     ]);
     expect(lines[1]).toBe("- Executor (present): plan execution (needs approval) — evidence: its profile");
     expect(lines[2]).toBe("- helper (present): prolog program — evidence: Lingue features");

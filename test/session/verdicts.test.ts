@@ -62,6 +62,22 @@ describe("verified solutions", () => {
     expect(done.summary).toContain("Not machine-checkable: 2 free-text parts (1 constraint, 1 expression); plans are not checked there.");
   });
 
+  it("waits for a planner that never models (the reference solver) before closing the solution window", () => {
+    const d = new Driver();
+    d.start({ expectedAgents: ["modeler"], expectedSolvers: ["Solver"] });
+    d.contribute("s1", "modeler");
+    d.answer("s1", ok(conforming({ formal: BLOCKS })));
+    // The only contributor answers at once; without the planner's proposal the window stays open.
+    d.propose("s1", "modeler", { success: false, message: "I only model." });
+    expect(d.session().phase).toBe("reasoning");
+    const done = onlyBroadcast(d.propose("s1", "Solver", solution({ success: true, message: "Found.", plan: VALID })), "SessionComplete");
+    expect(done.status).toBe("solved");
+    expect(done.solutions.map((p) => [p.agent, p.verification?.verdict])).toEqual([
+      ["Solver", "valid"],
+      ["modeler", "unverifiable"],
+    ]);
+  });
+
   it("ranks the valid plan first whatever the other claims, and the session is solved by it", () => {
     const d = reasoning();
     d.propose("s1", "cheater", CHEAT);

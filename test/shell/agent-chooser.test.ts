@@ -82,10 +82,23 @@ describe("AgentChooser", () => {
     const c = chooser();
     roomOfExistingAgents(c);
     c.protocolFrom(occ("Prolog"), "proposal");
+    c.protocolFrom(occ("Prolog"), "contribution");
     c.protocolFrom(occ("MfrSemantic"), "contribution");
     const plan = c.planStart(DANA);
     expect(plan.expectedAgents).toEqual(["MfrSemantic", "Prolog"]);
     expect(plan.expectedProposers).toEqual(["Prolog"]);
+    expect(plan.expectedSolvers).toEqual([]);
+  });
+
+  it("takes an agent that proposes but never models for a planner: awaited for solutions, not for contributions", () => {
+    const c = chooser();
+    roomOfExistingAgents(c);
+    c.protocolFrom(occ("Prolog"), "proposal");
+    c.protocolFrom(occ("MfrSemantic"), "contribution");
+    const plan = c.planStart(DANA);
+    expect(plan.expectedAgents).toEqual(["MfrSemantic"]);
+    expect(plan.expectedProposers).toEqual(["Prolog"]);
+    expect(plan.expectedSolvers).toEqual(["Prolog"]);
   });
 
   it("routes the Chair's lines to the debate with the room attached; another's consensus is not routed", () => {

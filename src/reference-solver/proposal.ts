@@ -1,0 +1,60 @@
+/**
+ * What the reference solver says back: the `solution` of its SolutionProposal for each outcome
+ * of the search. Claims are only made for what was checked: a plan is offered only when the
+ * coordinator's own simulator found it valid, and then every formal goal is satisfied.
+ */
+import type { FormalModel } from "../formal/index.js";
+import type { PlanSearchOutcome } from "../solver/index.js";
+import { clip } from "../session/text.js";
+
+export interface SolutionBody {
+  success: boolean;
+  message: string;
+  plan?: string[];
+  satisfiesGoals?: Array<{ goal: string; satisfied: boolean }>;
+  executionError?: string;
+  /** How the search went, for people reading the proposal (kept and shown by the coordinator). */
+  search?: { horizon?: number; elapsedMs?: number; planner: string };
+}
+
+export const PLANNER_NAME = "bounded planning with Z3 (z3-solver)";
+
+function secondsText(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+export function solutionFor(model: FormalModel, outcome: PlanSearchOutcome): SolutionBody {
+  switch (outcome.kind) {
+    case "plan": {
+      const n = outcome.plan.length;
+      return {
+        success: true,
+        message: `A plan of ${n === 1 ? "1 step" : `${n} steps`} (no shorter one exists), found by ${PLANNER_NAME} in ${secondsText(outcome.elapsedMs)} and checked against the model.`,
+        plan: outcome.plan,
+        satisfiesGoals: model.goals.map((g) => ({ goal: clip(g.text, 200), satisfied: true })),
+        search: { horizon: outcome.horizonTried, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME },
+      };
+    }
+    case "no-plan":
+      return {
+        success: false,
+        message: `No plan within ${outcome.maxSteps} steps: ${outcome.reason}`,
+        executionError: `no plan within ${outcome.maxSteps} steps`,
+        search: { horizon: outcome.maxSteps, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME },
+      };
+    case "gave-up":
+      return {
+        success: false,
+        message: `No plan found in time: ${outcome.reason}`,
+        executionError: outcome.reason,
+        search: { horizon: outcome.horizonTried, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME },
+      };
+    case "cannot-help":
+      return { success: false, message: `I cannot plan for this model: ${outcome.reason}`, executionError: outcome.reason };
+  }
+}
+
+/** The answer when the model itself could not be read (not Turtle, too large). */
+export function unreadableModel(reason: string): SolutionBody {
+  return { success: false, message: `I cannot plan for this model: ${reason}`, executionError: reason };
+}
