@@ -5,8 +5,9 @@
  * Per problem: the model goes through the session pipeline (parse, merge, SHACL shapes,
  * formal reading); then every known plan is simulated, valid ones must come out `valid` and
  * each hand-labelled invalid one `invalid` at its labelled step; mutated plans (bench/
- * verification/mutate.ts) are simulated too, their verdicts counted, not judged. Every plan is
- * timed over several repetitions.
+ * verification/mutate.ts) are simulated too: their verdicts are counted, and compared with a
+ * separate hand-written implementation of the domain (bench/verification/direct-checks.ts)
+ * as a second opinion. Every plan is timed over several repetitions.
  *
  * Prints figures with their targets; exits non-zero when a known-invalid plan is called
  * valid, or a problem's model does not conform. Not a test.
@@ -18,6 +19,7 @@
 import { simulatePlan } from "../src/formal/simulate.js";
 import type { Verdict, Verification } from "../src/formal/simulate.js";
 import type { FormalModel } from "../src/formal/model.js";
+import { directCheck } from "./verification/direct-checks.js";
 import { mutatePlans } from "./verification/mutate.js";
 import { PROBLEM_NAMES, analyseProblem, loadBenchShapes, readPlans, readProblemText } from "./verification/problems.js";
 import type { PlanSet } from "./verification/problems.js";
@@ -49,6 +51,8 @@ interface ProblemFigures {
   /** Milliseconds per simulatePlan call, every plan, every repetition. */
   times: number[];
   mutantVerdicts: Record<Verdict, number>;
+  /** Mutated plans on which the simulator and a separate implementation of the domain agree (verdict and step), where there is one. */
+  crossChecked?: { agreed: number; total: number; disagreements: Disagreement[] };
 }
 
 async function verificationFigures(name: string, shapes: ReturnType<typeof loadBenchShapes>): Promise<ProblemFigures> {
@@ -88,7 +92,18 @@ async function verificationFigures(name: string, shapes: ReturnType<typeof loadB
     else figures.disagreements.push({ plan: labelled.plan, expected: `invalid at step ${labelled.step} (${labelled.kind})`, got: v });
     if (v.verdict === "valid") figures.falseValid += 1;
   }
-  for (const m of mutants) figures.mutantVerdicts[simulatePlan(formal, m.plan).verdict] += 1;
+  const direct = directCheck(name);
+  if (direct !== undefined) figures.crossChecked = { agreed: 0, total: 0, disagreements: [] };
+  for (const m of mutants) {
+    const v = simulatePlan(formal, m.plan);
+    figures.mutantVerdicts[v.verdict] += 1;
+    if (direct === undefined || figures.crossChecked === undefined) continue;
+    const second = direct(m.plan);
+    figures.crossChecked.total += 1;
+    const same = second === undefined ? v.verdict === "valid" : v.verdict === "invalid" && v.step === second.step;
+    if (same) figures.crossChecked.agreed += 1;
+    else figures.crossChecked.disagreements.push({ plan: m.plan, expected: second === undefined ? "valid" : `invalid at step ${second.step} (${second.why})`, got: v });
+  }
 
   const all = [...plans.valid, ...plans.invalid.map((p) => p.plan), ...mutants.map((m) => m.plan)];
   figures.times = timeEach(formal, all);
@@ -137,6 +152,7 @@ const COLUMNS: Column[] = [
   { header: "p95 ms", cell: (f) => ms(percentile(sorted(f.times), 95)) },
   { header: "max ms", cell: (f) => ms(Math.max(...f.times)) },
   { header: "mutants valid/invalid/unverif.", cell: (f) => `${f.mutantVerdicts.valid}/${f.mutantVerdicts.invalid}/${f.mutantVerdicts.unverifiable}` },
+  { header: "mutants = direct check", cell: (f) => (f.crossChecked === undefined ? "-" : `${f.crossChecked.agreed}/${f.crossChecked.total}`) },
 ];
 
 function sorted(values: readonly number[]): number[] {
@@ -174,6 +190,11 @@ function totalOf(rows: readonly ProblemFigures[]): ProblemFigures {
       invalid: sum((f) => f.mutantVerdicts.invalid),
       unverifiable: sum((f) => f.mutantVerdicts.unverifiable),
     },
+    crossChecked: {
+      agreed: sum((f) => f.crossChecked?.agreed ?? 0),
+      total: sum((f) => f.crossChecked?.total ?? 0),
+      disagreements: rows.flatMap((f) => f.crossChecked?.disagreements ?? []),
+    },
   };
 }
 
@@ -193,7 +214,15 @@ async function main(): Promise<void> {
       console.log(`    plan: ${d.plan.join(" ")}`);
     }
   }
-  console.log("(known = valid + hand-labelled invalid plans; mutated plans have no label, a mutation may still be valid)");
+  for (const row of rows) {
+    for (const d of row.crossChecked?.disagreements ?? []) {
+      const got = `${d.got.verdict}${d.got.step === undefined ? "" : ` at step ${d.got.step}`}`;
+      console.log(`  mutant on ${row.name}: the direct check says ${d.expected}, simulator says ${got}: ${d.got.reason}`);
+      console.log(`    plan: ${d.plan.join(" ")}`);
+    }
+  }
+  console.log("(known = valid + hand-labelled invalid plans; mutated plans have no label, a mutation may still be valid;");
+  console.log(" direct check = the same mutants judged by a separate, hand-written implementation of the domain: bench/verification/direct-checks.ts)");
   if (total.falseValid > 0) {
     console.error(`FAIL: ${total.falseValid} known-invalid plan(s) called valid.`);
     process.exitCode = 1;

@@ -211,8 +211,12 @@ function randomTowers(random: Random, blocks: readonly string[]): Towers {
 const tops = (towers: Towers): string[] => towers.map((t) => t[t.length - 1] as string);
 const tallest = (towers: Towers): number => Math.max(...towers.map((t) => t.length));
 
+const made = new Map<number, { problem: Problem; shortest: string[] }>();
+
 /** A problem with n blocks: both configurations with a tower of three or more, a fragile top in both, and a plan of at least 2n steps. */
 function makeProblem(n: number): { problem: Problem; shortest: string[] } {
+  const known = made.get(n);
+  if (known !== undefined) return known;
   const random = seededRandom(SEED + n);
   const blocks = Array.from({ length: n }, (_, i) => `b${i + 1}`);
   for (;;) {
@@ -222,7 +226,10 @@ function makeProblem(n: number): { problem: Problem; shortest: string[] } {
     if (tallest(initial) < 3 || tallest(goal) < 3 || fragileCandidates.length === 0) continue;
     const problem: Problem = { n, blocks, initial, goal, fragile: pick(random, fragileCandidates.sort()) };
     const shortest = shortestPlan(problem);
-    if (shortest.length >= 2 * n) return { problem, shortest };
+    if (shortest.length >= 2 * n) {
+      made.set(n, { problem, shortest });
+      return { problem, shortest };
+    }
   }
 }
 
@@ -358,6 +365,15 @@ export function generateBlocksworld(n: number): { turtle: string; plans: PlanSet
   const plans: PlanSet = { valid, invalid: invalidPlans(problem, shortest) };
   const summary = `blocksworld-${n}: ${towerText(problem.initial)} -> ${towerText(problem.goal)}, fragile ${problem.fragile}; shortest plan ${shortest.length} steps; ${valid.length} valid and ${plans.invalid.length} invalid plans`;
   return { turtle: turtle(problem), plans, summary };
+}
+
+/**
+ * The direct Blocksworld check of problem blocksworld-n: undefined for a valid plan, else the
+ * first failing step (plan length + 1 for the goal) and why. A second opinion on any plan.
+ */
+export function blocksworldCheck(n: number): (plan: readonly string[]) => { step: number; why: string } | undefined {
+  const { problem } = makeProblem(n);
+  return (plan) => judge(problem, plan);
 }
 
 /** The plans file's text, as written. */

@@ -6,7 +6,9 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import type { ModelAnalysis } from "../../src/model/analysis.js";
+import { directCheck } from "../../bench/verification/direct-checks.js";
 import { BLOCKSWORLD_SIZES, generateBlocksworld, plansText } from "../../bench/verification/generate-blocksworld.js";
+import { mutatePlans } from "../../bench/verification/mutate.js";
 import { INVALID_KINDS, PROBLEM_NAMES, analyseProblem, loadBenchShapes, problemsDirectory, readPlans, readProblemText } from "../../bench/verification/problems.js";
 
 const shapes = loadBenchShapes();
@@ -58,6 +60,31 @@ describe.each(PROBLEM_NAMES)("benchmark problem %s", (name) => {
   it.each(plans.invalid.map((p, i) => [i + 1, p.kind, p.step, p] as const))("invalid plan %i (%s) fails at step %i", async (_i, _kind, step, p) => {
     const v = simulatePlan((await analysis(name)).formal, p.plan);
     expect(v).toMatchObject({ verdict: "invalid", step });
+  });
+});
+
+describe.each(PROBLEM_NAMES)("the direct check of %s", (name) => {
+  const plans = readPlans(name);
+  const direct = directCheck(name);
+
+  it("agrees with every label (a second derivation, without the simulator)", () => {
+    expect(direct).toBeDefined();
+    const check = direct as NonNullable<typeof direct>;
+    for (const plan of plans.valid) expect(check(plan)).toBeUndefined();
+    for (const p of plans.invalid) expect(check(p.plan)?.step).toBe(p.step);
+  });
+
+  it("agrees with the simulator on mutated plans, verdict and step", async () => {
+    const check = direct as NonNullable<typeof direct>;
+    const formal = (await analysis(name)).formal;
+    const mutants = mutatePlans(plans.valid, formal.objects.map((o) => o.symbol), { seed: 11, count: 300 });
+    const disagreements = mutants.flatMap(({ plan }) => {
+      const v = simulatePlan(formal, plan);
+      const second = check(plan);
+      const same = second === undefined ? v.verdict === "valid" : v.verdict === "invalid" && v.step === second.step;
+      return same ? [] : [{ plan, simulator: [v.verdict, v.step, v.reason], direct: second }];
+    });
+    expect(disagreements).toEqual([]);
   });
 });
 
