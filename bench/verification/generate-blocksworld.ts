@@ -334,7 +334,7 @@ ${blocks.map((b) => `<#${b}> a mfr:Entity ; mfr:entityType "Block" ; rdfs:label 
     mfr:hasEffect [ a mfr:Effect ; mfr:expression "(and (ontable ?x) (clear ?x) (handempty) (not (holding ?x)))" ] .
 
 <#stack> a mfr:Action ; mfr:actionName "stack" ;
-    mfr:hasParameter ( "?x - Block" "?y - Block" ) ;
+    mfr:hasParameter "?x - Block" , "?y - Block" ;
     mfr:hasPrecondition [ a mfr:Precondition ; mfr:expression "(and (holding ?x) (clear ?y))" ] ;
     mfr:hasEffect [ a mfr:Effect ; mfr:expression "(and (on ?x ?y) (clear ?x) (handempty) (not (holding ?x)) (not (clear ?y)))" ] .
 
