@@ -144,7 +144,7 @@ function runStep(model: FormalModel, runnable: FormalAction[], state: WorldState
     const object = model.objects.find((o) => o.symbol === symbol);
     if (object === undefined) return invalid(at, `Step ${at} names ${symbol}, which is no object of the model.`);
     if (!hasType(object, parameter.type)) {
-      return invalid(at, `Step ${at} passes ${symbol} as ${parameter.name}, which must be a ${parameter.type ?? "object"}; ${symbol} is ${object.types.length === 0 ? "untyped" : `a ${object.types.join(", ")}`}.`);
+      return invalid(at, `Step ${at} passes ${symbol} as ${parameter.name}, which must be of type ${parameter.type ?? "object"}; ${symbol} is ${object.types.length === 0 ? "untyped" : `of type ${object.types.join(" and ")}`}.`);
     }
     bindings.set(parameter.name, symbol);
   }
