@@ -61,7 +61,7 @@ describe("the Blocksworld model", () => {
     [["unstack(c, a)", "put-down(c)", "pick-up(d)"], 3, "no object"],
     [["unstack(c, a)", "fly(c)"], 2, "no action"],
     [["unstack(c)"], 1, "1 argument; it takes 2"],
-    [["unstack(c, table)"], 1, "must be a block"],
+    [["unstack(c, table)"], 1, "must be of type block; table is of type furniture"],
     [["unstack(c,, a)"], 1, "not of the form"],
   ])("rejects a step the model cannot run: %j", (plan, step, words) => {
     const v = simulatePlan(model, plan);
