@@ -965,8 +965,13 @@ function formatNumeric(e: NumericExpression): string {
   }
 }
 
+/**
+ * A typed list. In PDDL an untyped name takes the type written after it (`?a ?b - t` types
+ * both), so once any variable of the list has a type, the untyped ones say `- object`.
+ */
 function formatVariables(vars: readonly TypedVariable[]): string {
-  return vars.map((v) => (v.type === undefined ? v.name : `${v.name} - ${v.type}`)).join(" ");
+  const typed = vars.some((v) => v.type !== undefined);
+  return vars.map((v) => (v.type === undefined ? (typed ? `${v.name} - ${OBJECT}` : v.name) : `${v.name} - ${v.type}`)).join(" ");
 }
 
 function formatCondition(c: Condition): string {

@@ -145,6 +145,14 @@ describe("types", () => {
     expect(files.domain).not.toContain("is-");
   });
 
+  it("an untyped variable before a typed one is written - object, since PDDL would give it the later type", () => {
+    const m = model(action("put", '( "?x" "?y - Block" )', "(forall (?u - Object ?v - Block) (light ?u))", "(on ?x ?y)"), '<#a> a mfr:Entity ; mfr:entityType "Block" . <#t> a mfr:Entity .');
+    const files = toPddl(m, { name: "s1", plans: [{ label: "p", steps: ["put(t, a)"] }] });
+    expect(files.domain).toContain(":parameters (?x - object ?y - block)");
+    expect(files.domain).toContain("(forall (?u - object ?v - block) (light ?u))");
+    expect(verdict(simulatePlan(readPddl(files.domain, files.problem), readPlanFile(files.plans[0] as string)))).toEqual(verdict(simulatePlan(m, ["put(t, a)"])));
+  });
+
   it("types with the same objects are chained; a type nobody has is declared", () => {
     const m = model(action("lift", '"?x - Heavy"', "(light ?x)", "(up ?x)") + action("tip", '"?x - Ghost"', "(light ?x)", "(up ?x)"), '<#a> a mfr:Entity ; mfr:entityType "Block" , "Heavy" .');
     const files = toPddl(m, { name: "s1" });
