@@ -5,7 +5,7 @@ import { describeConfig, loadConfig, resolveDataDir, type ConfigFlags } from "./
 import type { Config } from "./config/schema.js";
 import { Coordinator } from "./coordinator.js";
 import { createLogger, type Logger } from "./log.js";
-import { ExportError, SessionStore, StoreError, exportSession } from "./store/index.js";
+import { ExportError, SessionStore, StoreError, exportSession, exportSessionPddl } from "./store/index.js";
 import { AuthenticationError } from "./xmpp/connection.js";
 
 /** Exit codes: 0 done, 1 failed while running, 2 bad configuration or usage. */
@@ -19,6 +19,9 @@ Commands:
   start           connect, join the room and run sessions (default)
   check-config    validate the configuration and print it, secrets masked
   export ID       write a session out: model (TriG), validation reports, proposals, events (JSON)
+  export ID --pddl
+                  write the model's formal part as PDDL: ID.domain.pddl, ID.problem.pddl and
+                  ID.AGENT.plan per proposed plan (check one with: Validate -v DOMAIN PROBLEM PLAN)
   verify          replay every logged session and check it sends exactly what was sent live
                   (give it the profile the coordinator runs with: its rooms and stanza limit)
   solver          run the reference solver agent: a peer that answers SolutionRequests with
@@ -32,6 +35,7 @@ Options:
   --log-level LVL   fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)
   --pretty          human-readable log lines (default when stdout is a terminal)
   --out DIR         where export writes its files (default: the current directory)
+  --pddl            export: the formal model and plans as PDDL instead of TriG and JSON
   --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
   --version         print the version
 `;
@@ -41,6 +45,7 @@ interface CliArgs {
   flags: ConfigFlags;
   pretty: boolean;
   out: string | undefined;
+  pddl: boolean;
   rest: string[];
 }
 
@@ -54,6 +59,7 @@ function parseCli(argv: string[]): CliArgs {
       "log-level": { type: "string" },
       pretty: { type: "boolean", default: false },
       out: { type: "string" },
+      pddl: { type: "boolean", default: false },
       "data-dir": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", default: false },
@@ -65,6 +71,7 @@ function parseCli(argv: string[]): CliArgs {
     flags: { profile: values.profile, secrets: values.secrets, logLevel: values["log-level"], dataDir: values["data-dir"] },
     pretty: values.pretty || process.stdout.isTTY === true,
     out: values.out,
+    pddl: values.pddl,
     rest: positionals.slice(1),
   };
 }
@@ -180,7 +187,7 @@ async function main(): Promise<void> {
       if (!sessionId) fail(`export needs a session id\n\n${USAGE}`, EXIT_USAGE);
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
-        const result = exportSession(store, sessionId, args.out ?? process.cwd());
+        const result = (args.pddl ? exportSessionPddl : exportSession)(store, sessionId, args.out ?? process.cwd());
         for (const note of result.notes) process.stderr.write(`mfr-coordinator: note: ${note}\n`);
         process.stdout.write(`${result.files.join("\n")}\n`);
       } catch (err) {

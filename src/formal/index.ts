@@ -1,7 +1,8 @@
 import type { FormalModel } from "./model.js";
 /**
  * Formal models and verified solutions (PROTOCOL.md): the PDDL-subset expression parser, the
- * formal model read from the merged RDF model, and plan simulation with its verdict. Pure.
+ * formal model read from the merged RDF model, plan simulation with its verdict, and the
+ * export of a formal model and its plans as PDDL. Pure.
  */
 export { isFormal, parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
 export type {
@@ -21,6 +22,8 @@ export { formatCondition, formatEffect } from "./format.js";
 export { localName, readFormalModel } from "./model.js";
 export type { ExpressionFinding, FormalAction, FormalModel, FormalObject, FormalStatement, InformalPart, ModelQuads } from "./model.js";
 export { parsePlanStep } from "./plan-step.js";
+export { toPddl } from "./pddl.js";
+export type { PddlFiles, PddlOptions, PddlPlan, PddlRenaming } from "./pddl.js";
 export type { PlanStep } from "./plan-step.js";
 export { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "./simulate.js";
 export type { SimulationLimits, Verdict, Verification } from "./simulate.js";

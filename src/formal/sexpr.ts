@@ -31,13 +31,19 @@ export type ReadOutcome = { ok: true; forms: SExpr[] } | { ok: false; error: Exp
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
+/** Bounds on one read; literals use EXPRESSION_LIMITS, a whole PDDL file may pass wider ones. */
+export interface ReadLimits {
+  maxLength: number;
+  maxDepth: number;
+}
+
 /**
  * Reads every top-level form of `text`. Line comments start with `;` as in PDDL.
  * Returns an error (never throws) on unbalanced parentheses, too deep nesting or too long text.
  */
-export function readForms(text: string): ReadOutcome {
-  if (text.length > EXPRESSION_LIMITS.maxLength) {
-    return fail(1, 1, `the expression is longer than ${EXPRESSION_LIMITS.maxLength} characters`);
+export function readForms(text: string, limits: ReadLimits = EXPRESSION_LIMITS): ReadOutcome {
+  if (text.length > limits.maxLength) {
+    return fail(1, 1, `the expression is longer than ${limits.maxLength} characters`);
   }
   const top: SExpr[] = [];
   const open: Extract<SExpr, { kind: "list" }>[] = [];
@@ -69,8 +75,8 @@ export function readForms(text: string): ReadOutcome {
       continue;
     }
     if (ch === "(") {
-      if (open.length >= EXPRESSION_LIMITS.maxDepth) {
-        return fail(line, column, `the expression nests deeper than ${EXPRESSION_LIMITS.maxDepth} parentheses`);
+      if (open.length >= limits.maxDepth) {
+        return fail(line, column, `the expression nests deeper than ${limits.maxDepth} parentheses`);
       }
       const list: Extract<SExpr, { kind: "list" }> = { kind: "list", items: [], line, column };
       add(list);

@@ -7,6 +7,7 @@
  * - `<id>.proposals.json`  the solutions proposed;
  * - `<id>.events.json`     every logged input, in order (the session's whole history).
  * Works for live and archived sessions: a live one is rebuilt from its events by the core.
+ * (`export --pddl` writes the model's formal part as PDDL instead: export-pddl.ts.)
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -30,11 +31,21 @@ export interface ExportResult {
 /** Session ids become file names; anything that could leave `outDir` is refused. */
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+/**
+ * The session an export writes: archived, or rebuilt from its events by the core; undefined
+ * when only events exist (its start was not logged). Refuses an id that could leave the
+ * output directory and an id the store does not know.
+ */
+export function sessionToExport(store: SessionStore, sessionId: SessionId): { session: Session | undefined; events: StoredEvent[] } {
   if (!SAFE_ID.test(sessionId)) throw new ExportError(`"${sessionId}" is not a session id (letters, digits, ".", "_" and "-" only)`);
   const events = store.eventsOf(sessionId);
   const session = store.archivedSession(sessionId) ?? sessionFromEvents(sessionId, events);
   if (!session && events.length === 0) throw new ExportError(`there is no session "${sessionId}" in ${store.path}`);
+  return { session, events };
+}
+
+export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+  const { session, events } = sessionToExport(store, sessionId);
 
   const notes: string[] = [];
   const model = modelTrig(store, sessionId, session, notes);

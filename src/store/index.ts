@@ -1,6 +1,7 @@
 /**
  * Durable sessions: the SQLite-backed input log, archive, artefacts and retention
- * (SessionStore), export of one session to files, and replay through the pure core.
+ * (SessionStore), export of one session to files (or of its formal model as PDDL), and
+ * replay through the pure core.
  */
 export { SessionStore, DATABASE_FILE } from "./session-store.js";
 export type { OpenOptions } from "./session-store.js";
@@ -11,6 +12,7 @@ export { SCHEMA_VERSION } from "./schema.js";
 export { archiveRecordOf } from "./records.js";
 export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 export { exportSession, ExportError } from "./export.js";
+export { exportSessionPddl } from "./export-pddl.js";
 export type { ExportResult } from "./export.js";
 export { contributionGraphIri, contributionsTrig } from "./model-trig.js";
 export { replayEvents, sessionFromEvents } from "./replay.js";

@@ -24,6 +24,20 @@ export function contributionGraphIri(sessionId: string, agent: string): string {
 
 export function contributionsTrig(session: Pick<Session, "id" | "problem" | "contributions">): RebuiltTrig {
   const base = sessionBaseIri(session.id);
+  const { graphs, skipped } = contributionGraphs(session);
+  const model = mergeContributions(
+    { sessionId: session.id, problemDescription: session.problem, problemModelIri: problemModelIriFor(base), coordinatorGraphIri: `${base}coordinator` },
+    graphs,
+  );
+  return { trig: modelToTrig(model.store), skipped };
+}
+
+/**
+ * The session's contributions parsed as the model worker parses them (oldest first, same
+ * base IRI, graph IRIs and blank-node prefixes), with those that no longer parse named.
+ */
+export function contributionGraphs(session: Pick<Session, "id" | "contributions">): { graphs: ContributionGraph[]; skipped: string[] } {
+  const base = sessionBaseIri(session.id);
   const skipped: string[] = [];
   const graphs: ContributionGraph[] = [];
   // The core hands contributions to the worker oldest first; the blank-node prefixes follow that order.
@@ -40,9 +54,5 @@ export function contributionsTrig(session: Pick<Session, "id" | "problem" | "con
     if (outcome.ok) graphs.push({ agent: c.agent, graphIri, quads: outcome.quads });
     else skipped.push(`${c.agent}: ${outcome.error.message}`);
   });
-  const model = mergeContributions(
-    { sessionId: session.id, problemDescription: session.problem, problemModelIri: problemModelIriFor(base), coordinatorGraphIri: `${base}coordinator` },
-    graphs,
-  );
-  return { trig: modelToTrig(model.store), skipped };
+  return { graphs, skipped };
 }

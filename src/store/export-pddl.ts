@@ -1,0 +1,89 @@
+/**
+ * `mfr-coordinator export <sessionId> --pddl`: the formal part of a session's model as PDDL
+ * (src/formal/pddl.ts says what is written and why), for an operator to check a plan with a
+ * standard validator or to hand the problem to a planner:
+ * - `<id>.domain.pddl`, `<id>.problem.pddl`;
+ * - `<id>.<agent>.plan` per proposal with a plan (the nick made a file name: letters, digits,
+ *   `_` and `-`; `-2`, `-3`, … when two agents' names come out the same, case ignored).
+ * The model is the formal model the coordinator checked plans against (kept with the
+ * session's analysis); for a session logged before that was kept, it is read afresh from the
+ * contributions as the model worker reads them, or else from the saved model TriG. A model
+ * with no formal part is refused, and nothing is written.
+ *
+ * VAL is not run here: `Validate -v <id>.domain.pddl <id>.problem.pddl <id>.<agent>.plan`.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Parser } from "n3";
+import { readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
+import { hasFormalPart } from "../session/verdicts.js";
+import type { Session, SessionId } from "../session/types.js";
+import { ExportError, sessionToExport, type ExportResult } from "./export.js";
+import { contributionGraphs } from "./model-trig.js";
+import type { SessionStore } from "./session-store.js";
+
+export function exportSessionPddl(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+  const { session } = sessionToExport(store, sessionId);
+  const notes: string[] = [];
+  const model = formalModelOf(store, sessionId, session, notes);
+  if (model === undefined) throw new ExportError(`session "${sessionId}" has no model to export as PDDL (it never received a contribution)`);
+  if (!hasFormalPart(model)) {
+    const free = model.notMachineCheckable.length;
+    throw new ExportError(
+      `session "${sessionId}" has no formal part to write as PDDL: no action the simulator can run, no formal constraint and no formal goal` +
+        (free > 0 ? ` (${free} free-text part${free === 1 ? "" : "s"})` : ""),
+    );
+  }
+
+  const withPlans = (session?.proposals ?? []).filter((p) => Array.isArray(p.solution.plan));
+  const plans: PddlPlan[] = withPlans.map((p) => ({ label: p.agent, steps: p.solution.plan as unknown[], verification: p.verification }));
+  const pddl = toPddl(model, { name: sessionId, plans });
+  const files: Array<[string, string]> = [
+    [`${sessionId}.domain.pddl`, pddl.domain],
+    [`${sessionId}.problem.pddl`, pddl.problem],
+  ];
+  const taken = new Set<string>();
+  withPlans.forEach((p, i) => files.push([`${sessionId}.${uniqueFileName(p.agent, taken)}.plan`, pddl.plans[i] as string]));
+  const skipped = (session?.proposals.length ?? 0) - withPlans.length;
+  if (skipped > 0) notes.push(`${skipped} proposal${skipped === 1 ? " has" : "s have"} no plan, so no plan file`);
+
+  const dir = resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  return {
+    files: files.map(([name, content]) => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    }),
+    notes,
+  };
+}
+
+/** The formal model plans were checked against, or the one its contributions (or saved TriG) give. */
+function formalModelOf(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): FormalModel | undefined {
+  const kept = session?.model?.formal;
+  if (kept !== undefined) return kept;
+  if (session && Object.keys(session.contributions).length > 0) {
+    const { graphs, skipped } = contributionGraphs(session);
+    notes.push("the session's log keeps no formal model (it predates checked plans); it was read afresh from the contributions");
+    for (const s of skipped) notes.push(`left out of the model (does not parse): ${s}`);
+    return readFormalModel(graphs.flatMap((g) => g.quads));
+  }
+  const saved = store.artefacts(sessionId, "model-trig").at(-1);
+  if (saved === undefined) return undefined;
+  notes.push("the formal model was read from the saved model TriG");
+  try {
+    return readFormalModel(new Parser({ format: "application/trig" }).parse(saved.content));
+  } catch (err) {
+    throw new ExportError(`the saved model of session "${sessionId}" does not parse: ${(err as Error).message}`);
+  }
+}
+
+/** An agent's nick as part of a file name: safe characters only, and unique among the plans (case ignored). */
+function uniqueFileName(nick: string, taken: Set<string>): string {
+  const base = nick.replace(/[^A-Za-z0-9_-]/g, "_") || "agent";
+  let name = base;
+  for (let i = 2; taken.has(name.toLowerCase()); i += 1) name = `${base}-${i}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
