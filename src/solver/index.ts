@@ -1,0 +1,155 @@
+/**
+ * The reference planner: bounded SMT planning with Z3 over a formal model (PROTOCOL.md,
+ * "Formal models and verified solutions"). It grounds the model, searches plans by
+ * iterative deepening, and returns a plan only after the simulator has judged it valid,
+ * so what it answers is never weaker than what the coordinator checks.
+ *
+ * Decisions where the brief leaves room:
+ * - A plan is searched only for a model with a formal goal and an action a plan can use;
+ *   the empty plan is an answer when the goals already hold.
+ * - A fluent without initial value has no value until an action assigns one; reading it, or
+ *   increasing it, before then fails the plan, as in the simulator (see encoding.ts).
+ * - Numbers are Int unless a division or a non-integer occurs, then Real. Real arithmetic is
+ *   exact where the simulator's is floating point: a plan that depends on the difference is
+ *   caught by the simulator's check and answered "cannot-help".
+ * - One Z3 instance per planner; calls run one at a time on it.
+ */
+import type { FormalModel } from "../formal/model.js";
+import { simulatePlan } from "../formal/simulate.js";
+import type { Verification } from "../formal/simulate.js";
+import { MAX_CHECKED_STEPS, checkSteps, resolvePlan } from "./check.js";
+import { groundModel } from "./grounding.js";
+import type { GroundingOutcome } from "./grounding.js";
+import { searchPlan } from "./search.js";
+import type { SearchResult } from "./search.js";
+import { loadZ3 } from "./z3.js";
+import type { Z3Instance } from "./z3.js";
+
+export interface PlanSearchOptions {
+  /** Longest plan searched; default 30. */
+  maxSteps?: number;
+  /** Wall-clock limit of one search; default 20000. */
+  timeoutMs?: number;
+}
+
+export type PlanSearchOutcome =
+  | { kind: "plan"; plan: string[]; verification: Verification; horizonTried: number; elapsedMs: number }
+  | { kind: "no-plan"; maxSteps: number; reason: string; elapsedMs: number }
+  | { kind: "gave-up"; reason: string; horizonTried: number; elapsedMs: number }
+  | { kind: "cannot-help"; reason: string };
+
+export interface Planner {
+  solve(model: FormalModel, options?: PlanSearchOptions): Promise<PlanSearchOutcome>;
+  /** Independent check of a given plan by the same SMT encoding (action choices fixed): used by the benchmark as an oracle to cross-check the simulator. */
+  checkPlan(model: FormalModel, plan: readonly string[], options?: { timeoutMs?: number }): Promise<"valid" | "invalid" | "unknown">;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_STEPS = 30;
+export const DEFAULT_TIMEOUT_MS = 20_000;
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+
+export async function createPlanner(): Promise<Planner> {
+  return new Z3Planner(await loadZ3());
+}
+
+class Z3Planner implements Planner {
+  /** Z3 calls on one context must not interleave: each call waits for the one before. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  /** Grounding is pure and costs more than a small check: kept per model object. */
+  private readonly groundings = new WeakMap<FormalModel, GroundingOutcome>();
+
+  constructor(private readonly z3: Z3Instance) {}
+
+  solve(model: FormalModel, options: PlanSearchOptions = {}): Promise<PlanSearchOutcome> {
+    return this.serial(() => this.search(model, options));
+  }
+
+  checkPlan(model: FormalModel, plan: readonly string[], options: { timeoutMs?: number } = {}): Promise<"valid" | "invalid" | "unknown"> {
+    return this.serial(() => this.check(model, plan, Date.now() + positive(options.timeoutMs, DEFAULT_CHECK_TIMEOUT_MS)));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    await this.z3.close();
+  }
+
+  private serial<T>(run: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("the planner is closed"));
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private ground(model: FormalModel): GroundingOutcome {
+    let outcome = this.groundings.get(model);
+    if (outcome === undefined) {
+      outcome = groundModel(model);
+      this.groundings.set(model, outcome);
+    }
+    return outcome;
+  }
+
+  private async search(model: FormalModel, options: PlanSearchOptions): Promise<PlanSearchOutcome> {
+    const started = Date.now();
+    const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
+    const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    const elapsed = (): number => Date.now() - started;
+    if (model.goals.length === 0) return { kind: "cannot-help", reason: "the model states no formal goal, so a plan would have nothing to reach" };
+    const runnable = model.actions.filter((a) => a.informal.length === 0);
+    if (runnable.length === 0) {
+      const why = model.actions.length === 0 ? "the model has no action" : `none of its ${model.actions.length} actions is fully formal (${model.actions.map((a) => `${a.name}: ${a.informal.join("; ")}`).join(" / ")})`;
+      return { kind: "cannot-help", reason: `no action can be used in a plan: ${why}` };
+    }
+    const grounded = this.ground(model);
+    if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to plan with: ${grounded.reason}` };
+    let result: SearchResult;
+    try {
+      result = await searchPlan(this.z3, grounded.problem, { maxSteps, deadline: started + timeoutMs });
+    } catch (e) {
+      // A failure here is a bug of the planner; the caller still gets an outcome, not an exception.
+      return { kind: "cannot-help", reason: `the planner failed: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    switch (result.kind) {
+      case "no-plan": {
+        const why = result.exhausted === undefined ? "" : ` (no sequence of ${result.exhausted} applicable steps keeps every constraint, so no longer plan exists either)`;
+        return { kind: "no-plan", maxSteps, reason: `no plan within ${maxSteps} steps${why}`, elapsedMs: elapsed() };
+      }
+      case "gave-up":
+        return { kind: "gave-up", reason: result.reason, horizonTried: result.horizon, elapsedMs: elapsed() };
+      case "plan": {
+        // The simulator has the last word: a plan it rejects is never answered.
+        const verification = simulatePlan(model, result.plan);
+        if (verification.verdict !== "valid") {
+          return { kind: "cannot-help", reason: `the planner's encoding and the plan check disagree on ${JSON.stringify(result.plan)}: ${verification.reason}` };
+        }
+        return { kind: "plan", plan: result.plan, verification, horizonTried: result.horizon, elapsedMs: elapsed() };
+      }
+    }
+  }
+
+  private async check(model: FormalModel, plan: readonly string[], deadline: number): Promise<"valid" | "invalid" | "unknown"> {
+    const runnable = model.actions.some((a) => a.informal.length === 0);
+    // As the simulator: a model with nothing formal, or a plan longer than checked, is not judged.
+    if (!runnable && model.constraints.length === 0 && model.goals.length === 0) return "unknown";
+    if (plan.length > MAX_CHECKED_STEPS) return "unknown";
+    const grounded = this.ground(model);
+    if (!grounded.ok) return "unknown";
+    const resolution = resolvePlan(model, grounded.problem, plan);
+    if (resolution.stop === "invalid") return "invalid";
+    if (resolution.stop === "unknown") {
+      // The steps before the one that cannot be checked may already fail.
+      const prefix = await checkSteps(this.z3, grounded.problem, resolution.steps, false, deadline);
+      return prefix === "unsat" ? "invalid" : "unknown";
+    }
+    const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, deadline);
+    return answer === "sat" ? "valid" : answer === "unsat" ? "invalid" : "unknown";
+  }
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}

@@ -1,0 +1,124 @@
+/**
+ * Loading and closing Z3 (the `z3-solver` WebAssembly build), and the few Boolean helpers the
+ * encoding needs. Z3 starts worker threads that keep Node alive, so every instance must be
+ * closed; loading takes a few hundred milliseconds, so an instance is meant to be reused.
+ */
+import type { Arith, Bool, Context, Solver } from "z3-solver";
+
+export type Z3Name = "planner";
+export type Z3Context = Context<Z3Name>;
+export type Z3Bool = Bool<Z3Name>;
+export type Z3Arith = Arith<Z3Name>;
+export type Z3Solver = Solver<Z3Name>;
+
+/** A Boolean term, or a JS constant folded before it ever reaches Z3 (keeps terms small). */
+export type B = Z3Bool | boolean;
+
+export interface Z3Instance {
+  ctx: Z3Context;
+  /** Z3's own estimate of the memory it holds, in bytes. */
+  allocatedBytes(): number;
+  /** Stops Z3's worker threads so the process can exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * Z3's WebAssembly heap cannot grow past 2 GiB, and running out aborts the whole process
+ * (Z3's own memory_max_size aborts too in this build). A check is interrupted well before.
+ */
+export const MEMORY_BUDGET_BYTES = 1_200_000_000;
+const WATCH_INTERVAL_MS = 200;
+
+export type CheckAnswer = { answer: "sat" | "unsat" } | { answer: "unknown"; reason: string };
+
+/**
+ * One `check` under the wall-clock deadline and the memory budget. Z3 runs the check on a
+ * worker thread, so this thread can watch and interrupt it; any Z3 error is an "unknown".
+ */
+export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions: readonly Z3Bool[], deadline: number): Promise<CheckAnswer> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return { answer: "unknown", reason: "timeout" };
+  let overMemory = false;
+  const watch = setInterval(() => {
+    if (z3.allocatedBytes() > MEMORY_BUDGET_BYTES) {
+      overMemory = true;
+      z3.ctx.interrupt();
+    }
+  }, WATCH_INTERVAL_MS);
+  try {
+    solver.set("timeout", Math.max(1, Math.ceil(remaining)));
+    const answer = await solver.check(...assumptions);
+    if (overMemory) return { answer: "unknown", reason: "memory" };
+    return answer === "unknown" ? { answer, reason: solver.reasonUnknown() } : { answer };
+  } catch (e) {
+    return { answer: "unknown", reason: overMemory ? "memory" : `error: ${e instanceof Error ? e.message : String(e)}` };
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+export async function loadZ3(): Promise<Z3Instance> {
+  // Imported lazily: only a process that plans pays for loading the WebAssembly module.
+  const z3 = await import("z3-solver");
+  const api = await z3.init();
+  const ctx = new api.Context<Z3Name>("planner");
+  return {
+    ctx,
+    allocatedBytes: () => Number(api.Z3.get_estimated_alloc_size()),
+    close: async () => {
+      try {
+        await z3.killThreads(api.em);
+      } catch {
+        // Waiting for the workers timed out; they were told to stop, which is what matters.
+        (api.em as { PThread?: { terminateAllThreads(): void } }).PThread?.terminateAllThreads();
+      }
+    },
+  };
+}
+
+/** Boolean connectives that fold JS constants. */
+export class Logic {
+  constructor(readonly ctx: Z3Context) {}
+
+  and(...parts: B[]): B {
+    const terms: Z3Bool[] = [];
+    for (const p of parts) {
+      if (p === false) return false;
+      if (p !== true) terms.push(p);
+    }
+    if (terms.length === 0) return true;
+    return terms.length === 1 ? (terms[0] as Z3Bool) : this.ctx.And(...terms);
+  }
+
+  or(...parts: B[]): B {
+    const terms: Z3Bool[] = [];
+    for (const p of parts) {
+      if (p === true) return true;
+      if (p !== false) terms.push(p);
+    }
+    if (terms.length === 0) return false;
+    return terms.length === 1 ? (terms[0] as Z3Bool) : this.ctx.Or(...terms);
+  }
+
+  not(p: B): B {
+    return typeof p === "boolean" ? !p : this.ctx.Not(p);
+  }
+
+  implies(a: B, b: B): B {
+    if (a === false || b === true) return true;
+    if (a === true) return b;
+    if (b === false) return this.ctx.Not(a);
+    return this.ctx.Implies(a, b);
+  }
+
+  iff(a: B, b: B): B {
+    if (typeof a === "boolean") return a ? b : this.not(b);
+    if (typeof b === "boolean") return b ? a : this.not(a);
+    return a.eq(b);
+  }
+
+  /** As a Z3 term, for the API calls that take no JS constant. */
+  term(p: B): Z3Bool {
+    return typeof p === "boolean" ? this.ctx.Bool.val(p) : p;
+  }
+}
