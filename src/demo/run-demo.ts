@@ -125,6 +125,8 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
       maxFixRounds: DEFAULTS.maxFixRounds,
       maxRepairRounds: DEFAULTS.maxRepairRounds,
       chairNick: DEFAULTS.chairNick,
+      maxPlanSteps: DEFAULTS.maxPlanSteps,
+      planningTimeoutMs: DEFAULTS.planningTimeoutMs,
     },
     limits: {
       maxStanzaBytes: DEFAULTS.maxStanzaBytes,

@@ -6,6 +6,7 @@ import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
 import { missingAgents, missingProposers } from "./windows.js";
 import { verdictWords } from "./verdicts.js";
+import { sameAgent } from "./identity.js";
 import { goalsSatisfied, rankedProposals } from "./ranking.js";
 import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 import { localName, type InformalPart } from "../formal/index.js";
@@ -80,12 +81,20 @@ export const sessionWording = {
       `Session ${s.id}: the model is sound (${plural(triples, "triple")} from ${plural(Object.keys(s.contributions).length, "contributor")}${warnings ? `, ${plural(warnings, "warning")}` : ""}). Asking for solutions, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
       ROOM_LINE_MAX,
     ),
-  /** A repair round's one line: names no agent. */
-  repairBody: (s: Session, repairing: number) =>
-    clip(
-      `Session ${s.id}: no plan was valid; repair round ${(s.solutionRound ?? 2) - 1} of ${s.settings.maxRepairRounds ?? 0}: ${plural(repairing, "proposer")} asked to repair, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
+  /**
+   * A repair round's one line: how the check judged the failing plans (verdicts, not names: a
+   * protocol body names no agent), and whether a valid plan is already in.
+   */
+  repairBody: (s: Session, repairing: readonly string[], solved: boolean) => {
+    const failing = s.proposals.filter((p) => repairing.some((a) => sameAgent(a, p.agent)));
+    const verdicts = failing.map((p) => verdictWords(p).replace(/ \(claimed success\)$/, ""));
+    const judged = failing.length === 1 ? `1 plan failed the check (${verdicts[0]})` : `${failing.length} plans failed the check (${verdicts.join("; ")})`;
+    const status = solved ? "a valid plan is already in" : "no plan is valid yet";
+    return clip(
+      `Session ${s.id}: ${judged}; ${status}. Repair round ${(s.solutionRound ?? 2) - 1} of ${s.settings.maxRepairRounds ?? 0}: ${plural(repairing.length, "proposer")} asked to repair, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
       ROOM_LINE_MAX,
-    ),
+    );
+  },
   /** The findings of a repair round, for the log room. */
   repairDetail: (s: Session, issues: Record<string, string[]>) =>
     [`Session ${s.id}, repair round ${(s.solutionRound ?? 2) - 1}:`, ...Object.entries(issues).flatMap(([agent, lines]) => lines.map((l) => `  ${agent}: ${clip(l, 200)}`))].join("\n"),

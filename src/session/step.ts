@@ -11,6 +11,7 @@ import {
   violationsReason,
 } from "./report.js";
 import { heldByAnother, maySteer, sameAgent, sameParticipant } from "./identity.js";
+import { requestedProposers } from "./ranking.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
@@ -375,13 +376,14 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
 
 function finishReasoning(session: Session, s: Step): void {
   const solved = isSolved(session);
-  if (!solved) {
-    // An invalid plan's proposer gets the finding and another chance, a bounded number of times.
-    const issues = repairIssues(session);
-    if (Object.keys(issues).length > 0 && (session.solutionRound ?? 1) <= (session.settings.maxRepairRounds ?? 0)) {
-      startRepairRound(session, issues, s);
-      return;
-    }
+  // An invalid plan's proposer gets the finding and another chance, a bounded number of times.
+  // Once a valid plan exists, only the agents asked for solutions are worth the wait: a repaired
+  // plan of theirs ranks first; a stranger's would not change the outcome.
+  const requested = requestedProposers(session);
+  const issues = Object.fromEntries(Object.entries(repairIssues(session)).filter(([agent]) => !solved || requested.some((a) => sameAgent(a, agent))));
+  if (Object.keys(issues).length > 0 && (session.solutionRound ?? 1) <= (session.settings.maxRepairRounds ?? 0)) {
+    startRepairRound(session, issues, s);
+    return;
   }
   complete(session, solved ? "solved" : "failed", solved ? undefined : noSolutionReason(session), s);
 }
@@ -391,7 +393,7 @@ function startRepairRound(session: Session, issues: Record<string, string[]>, s:
   session.awaitedProposers = Object.keys(issues);
   s.broadcast(
     { type: "SolutionRequest", sessionId: session.id, model: session.model?.modelTurtle ?? "", round: session.solutionRound, requestedAgents: Object.keys(issues), issues },
-    say.repairBody(session, Object.keys(issues).length),
+    say.repairBody(session, Object.keys(issues), isSolved(session)),
   );
   s.say(say.repairDetail(session, issues), "log");
   openWindow(session, "reasoning", session.settings.reasoningTimeoutMs, s);

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 
 describe("npm run demo (the main job)", () => {
-  it("runs a whole session on a throw-away Prosody, with a fix round, and exits 0", async () => {
-    const run = await runCli(["demo"], { MFR_DEMO_NO_INSTALL: "1" }, 60_000);
+  it("runs a whole session on a throw-away Prosody: a fix round, an invalid plan caught and repaired, a valid plan first; exits 0", async () => {
+    const run = await runCli(["demo"], { MFR_DEMO_NO_INSTALL: "1" }, 90_000);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const out = run.stdout;
@@ -13,7 +13,13 @@ describe("npm run demo (the main job)", () => {
     // The fix-round request needs no line of its own: the validation result announced it.
     expect(out).toMatch(/Coordinator {4}\[ModelContributionRequest\]/);
     expect(out).toMatch(/\[SolutionRequest\]/);
+    // The reference solver takes part and finds a shortest plan.
+    expect(out).toMatch(/Solver {7}Solution proposal for \S+: A plan of 9 steps \(no shorter one exists\), found by bounded planning with Z3/);
+    // The planner's one-trip plan is caught by the check, and it is asked to repair it.
+    expect(out).toMatch(/1 plan failed the check \(invalid at step 3: \(< \(load truck1\) \(capacity truck1\)\) is false\); a valid plan is already in\. Repair round 1 of 2/);
+    expect(out).toMatch(/planner {6}Solution proposal for \S+: Two trips/);
     expect(out).toMatch(/Final summary \(solved\):\nSession \S+ solved after/);
-    expect(out).toContain("Best solution, from modeler");
+    expect(out).toContain("Best solution, from planner: Two trips");
+    expect(out).toMatch(/Verdicts:\n {2}planner: valid, 9 steps\n {2}Solver: valid, 9 steps/);
   });
 });

@@ -78,6 +78,26 @@ describe("verified solutions", () => {
     ]);
   });
 
+  it("with a valid plan already in, repairs the invalid plans of agents it asked, never a stranger's", () => {
+    const d = new Driver();
+    d.start({ expectedAgents: ["planner"], expectedSolvers: ["Solver"], settings: settings({ maxRepairRounds: 1 }) });
+    d.contribute("s1", "planner");
+    d.answer("s1", ok(conforming({ formal: BLOCKS })));
+    d.propose("s1", "stranger", solution({ plan: DROPPED }));
+    d.propose("s1", "Solver", solution({ plan: VALID }));
+    const effects = d.propose("s1", "planner", solution({ plan: DROPPED }));
+    const repair = onlyBroadcast(effects, "SolutionRequest");
+    expect(repair).toMatchObject({ round: 2, requestedAgents: ["planner"] });
+    expect(Object.keys(repair.issues ?? {})).toEqual(["planner"]);
+    const done = onlyBroadcast(d.propose("s1", "planner", solution({ plan: VALID })), "SessionComplete");
+    // Both valid and four steps long: the agent that was asked ranks first.
+    expect(done.solutions.map((p) => [p.agent, p.verification?.verdict])).toEqual([
+      ["planner", "valid"],
+      ["Solver", "valid"],
+      ["stranger", "invalid"],
+    ]);
+  });
+
   it("ranks the valid plan first whatever the other claims, and the session is solved by it", () => {
     const d = reasoning();
     d.propose("s1", "cheater", CHEAT);

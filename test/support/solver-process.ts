@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI, REPO_ROOT } from "./cli.js";
+import type { LocalProsody } from "./prosody.js";
+
+export interface SolverLogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** The reference solver agent (`mfr-coordinator solver`) as a child process, with its JSON log parsed. */
+export class SolverProcess {
+  readonly logs: SolverLogLine[] = [];
+  stderr = "";
+  private readonly exitCode: Promise<number | null>;
+
+  private constructor(readonly child: ChildProcess) {
+    let buffer = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        try {
+          this.logs.push(JSON.parse(line) as SolverLogLine);
+        } catch {
+          this.logs.push({ level: 0, msg: line });
+        }
+      }
+    });
+    child.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
+    this.exitCode = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  }
+
+  /** Registers an account, writes the solver's own profile and secrets, starts it, waits until it is in the room. */
+  static async start(options: { server: LocalProsody; room: string; nick?: string; mfrConfig?: string }): Promise<SolverProcess> {
+    const dir = mkdtempSync(join(tmpdir(), "mfr-solver-"));
+    const username = `solver-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const password = `pw-${username}`;
+    await options.server.register(username, password);
+    const profile = join(dir, "solver.ttl");
+    writeFileSync(
+      profile,
+      `@prefix agent: <https://tensegrity.it/vocab/agent#> .
+@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
+@prefix mfr: <http://purl.org/stuff/mfr/> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+<#solver> foaf:nick "${options.nick ?? "Solver"}" ;
+  agent:xmppAccount [ xmpp:service "${options.server.service}" ; xmpp:domain "${options.server.domain}" ;
+    xmpp:username "${username}" ; xmpp:passwordKey "solver" ; xmpp:resource "Solver" ] ;
+  agent:roomJid "${options.room}" ;
+  agent:mfrConfig [ ${options.mfrConfig ?? ""} ] .
+`,
+    );
+    const secrets = join(dir, "secrets.json");
+    writeFileSync(secrets, JSON.stringify({ xmpp: { solver: password } }));
+    const child = spawn(process.execPath, [CLI, "solver", "--profile", profile, "--secrets", secrets], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const solver = new SolverProcess(child);
+    await solver.waitForLog((l) => l.msg === "joined the room" && l.room === options.room, 20_000);
+    return solver;
+  }
+
+  async waitForLog(predicate: (line: SolverLogLine) => boolean, timeoutMs = 10_000): Promise<SolverLogLine> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.find(predicate);
+      if (found) return found;
+      if (this.child.exitCode !== null) throw new Error(`solver exited with ${this.child.exitCode}; stderr: ${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`no matching solver log line within ${timeoutMs} ms; last lines:\n${this.logs.slice(-10).map((l) => JSON.stringify(l)).join("\n")}\nstderr: ${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null;
+  }
+
+  /** SIGTERM, and the exit code. */
+  async terminate(): Promise<number | null> {
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    this.child.kill("SIGTERM");
+    return this.exitCode;
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.kill("SIGKILL");
+    await this.exitCode;
+  }
+}
