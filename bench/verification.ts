@@ -17,6 +17,8 @@
  * the row, so further figures (a solver's, say) are one more field and one more column.
  */
 import { simulatePlan } from "../src/formal/simulate.js";
+import { createPlanner } from "../src/solver/index.js";
+import type { Planner } from "../src/solver/index.js";
 import type { Verdict, Verification } from "../src/formal/simulate.js";
 import type { FormalModel } from "../src/formal/model.js";
 import { directCheck } from "./verification/direct-checks.js";
@@ -198,6 +200,107 @@ function totalOf(rows: readonly ProblemFigures[]): ProblemFigures {
   };
 }
 
+/** What the reference solver does with one problem, and how its SMT check judges every plan. */
+interface SolverFigures {
+  name: string;
+  outcome: string;
+  steps: number | null;
+  shortestKnown: number;
+  ms: number;
+  /** The plan found, judged by the simulator: must be valid whenever there is one. */
+  checkedValid: boolean | null;
+  /** A horizon one step short of the shortest known plan: must be "no plan within N steps". */
+  shortHorizon: string;
+  /** Plans on which the SMT encoding (action choices fixed) and the simulator agree. */
+  oracleAgreed: number;
+  oracleTotal: number;
+  oracleDisagreements: Array<{ plan: string[]; simulator: Verdict; smt: string }>;
+}
+
+const SOLVER_MAX_STEPS = 30;
+const SOLVER_TIMEOUT_MS = 60_000;
+/** Plans per problem given to the SMT check (known plans first, then mutants): it costs milliseconds each. */
+const ORACLE_PLANS = 120;
+
+async function solverFigures(planner: Planner, name: string, shapes: ReturnType<typeof loadBenchShapes>): Promise<SolverFigures> {
+  const formal = (await analyseProblem(name, readProblemText(name), shapes)).formal;
+  const plans: PlanSet = readPlans(name);
+  const shortestKnown = Math.min(...plans.valid.map((p) => p.length));
+  const started = performance.now();
+  const outcome = await planner.solve(formal, { maxSteps: SOLVER_MAX_STEPS, timeoutMs: SOLVER_TIMEOUT_MS });
+  const elapsed = performance.now() - started;
+  const short = await planner.solve(formal, { maxSteps: Math.max(0, shortestKnown - 1), timeoutMs: SOLVER_TIMEOUT_MS });
+  const mutants = mutatePlans(plans.valid, formal.objects.map((o) => o.symbol), { seed: MUTATION_SEED, count: MUTANTS_PER_PROBLEM });
+  const sample = [...plans.valid, ...plans.invalid.map((p) => p.plan), ...mutants.map((m) => m.plan)].slice(0, ORACLE_PLANS);
+  const figures: SolverFigures = {
+    name,
+    outcome: outcome.kind,
+    steps: outcome.kind === "plan" ? outcome.plan.length : null,
+    shortestKnown,
+    ms: elapsed,
+    checkedValid: outcome.kind === "plan" ? simulatePlan(formal, outcome.plan).verdict === "valid" : null,
+    shortHorizon: short.kind,
+    oracleAgreed: 0,
+    oracleTotal: 0,
+    oracleDisagreements: [],
+  };
+  for (const plan of sample) {
+    const simulator = simulatePlan(formal, plan).verdict;
+    if (simulator === "unverifiable") continue;
+    const smt = await planner.checkPlan(formal, plan);
+    figures.oracleTotal += 1;
+    if (smt === simulator) figures.oracleAgreed += 1;
+    else figures.oracleDisagreements.push({ plan, simulator, smt });
+  }
+  return figures;
+}
+
+function printSolverTable(rows: readonly SolverFigures[]): void {
+  const header = ["problem", "solver", "steps", "shortest known", "time s", "plan checked valid", `horizon shortest-1`, "SMT check = simulator"];
+  const cells = rows.map((r) => [
+    r.name,
+    r.outcome,
+    r.steps === null ? "-" : String(r.steps),
+    String(r.shortestKnown),
+    (r.ms / 1000).toFixed(2),
+    r.checkedValid === null ? "-" : r.checkedValid ? "yes" : "NO",
+    r.shortHorizon,
+    `${r.oracleAgreed}/${r.oracleTotal}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  const line = (values: readonly string[]): string => values.map((v, i) => (i <= 1 ? v.padEnd(widths[i] as number) : v.padStart(widths[i] as number))).join("  ");
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of cells) console.log(line(row));
+}
+
+async function reportSolver(shapes: ReturnType<typeof loadBenchShapes>): Promise<void> {
+  const planner = await createPlanner();
+  try {
+    const rows: SolverFigures[] = [];
+    for (const name of PROBLEM_NAMES) rows.push(await solverFigures(planner, name, shapes));
+    console.log("");
+    console.log(`Reference solver (Z3 bounded planning, horizon up to ${SOLVER_MAX_STEPS}, ${SOLVER_TIMEOUT_MS / 1000} s per search); the same problems:`);
+    printSolverTable(rows);
+    const solved = rows.filter((r) => r.outcome === "plan").length;
+    const shortest = rows.filter((r) => r.steps !== null && r.steps <= r.shortestKnown).length;
+    const invalid = rows.filter((r) => r.checkedValid === false).length;
+    const noPlanShort = rows.filter((r) => r.shortHorizon === "no-plan").length;
+    const agreed = rows.reduce((n, r) => n + r.oracleAgreed, 0);
+    const total = rows.reduce((n, r) => n + r.oracleTotal, 0);
+    const times = rows.filter((r) => r.outcome === "plan").map((r) => r.ms);
+    console.log(
+      `solver: solved ${solved}/${rows.length} (target all), shortest ${shortest}/${solved} (target all), invalid plans proposed ${invalid} (target 0), "no plan within shortest-1 steps" ${noPlanShort}/${rows.length} (target all); ` +
+        `median time ${(percentile(sorted(times), 50) / 1000).toFixed(2)} s, max ${(Math.max(...times) / 1000).toFixed(2)} s`,
+    );
+    console.log(`SMT check of given plans agrees with the simulator on ${agreed}/${total} plans (target all): two independent implementations of the plan semantics.`);
+    for (const r of rows) for (const d of r.oracleDisagreements) console.log(`  ${r.name}: simulator ${d.simulator}, SMT ${d.smt}: ${d.plan.join(" ")}`);
+    if (invalid > 0 || agreed !== total) process.exitCode = 1;
+  } finally {
+    await planner.close();
+  }
+}
+
 async function main(): Promise<void> {
   const shapes = loadBenchShapes();
   const rows: ProblemFigures[] = [];
@@ -231,6 +334,7 @@ async function main(): Promise<void> {
     console.error("FAIL: a problem's model does not conform or is not wholly formal.");
     process.exitCode = 1;
   }
+  await reportSolver(shapes);
 }
 
 main().catch((err: unknown) => {
