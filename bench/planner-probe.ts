@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     for (const n of sizes.length > 0 ? sizes : [4, 6, 8]) {
       const { model, start, goal } = blocksworld(n, SEED);
       const grounded = groundModel(model);
-      const stats = grounded.ok ? `${grounded.stats.reachableActions} ground actions, ${grounded.stats.stateAtoms} state atoms` : grounded.reason;
+      const stats = grounded.ok ? `${grounded.stats.reachableActions} ground actions, ${grounded.stats.stateAtoms} state atoms, ${grounded.stats.invariants} invariants` : grounded.reason;
       const started = Date.now();
       const outcome = await planner.solve(model, { maxSteps: MAX_STEPS, timeoutMs: TIMEOUT_MS });
       const ms = Date.now() - started;

@@ -13,6 +13,7 @@
  * learnt; the goal at a horizon is asked for by an assumption.
  */
 import type { GroundCondition, GroundEffect, GroundNumeric, GroundProblem } from "./ground.js";
+import { atomOf, isNegated } from "./invariants.js";
 import { Logic } from "./z3.js";
 import type { B, Z3Arith, Z3Bool, Z3Context, Z3Instance, Z3Solver } from "./z3.js";
 
@@ -139,6 +140,14 @@ export class PlanEncoding {
     this.layers.push(choices);
     this.states.push(after);
     this.assert(this.holds(this.problem.constraints, after));
+    // Invariants over atoms this layer left as they were were asserted before (or hold initially).
+    for (const [l1, l2] of this.problem.invariants) {
+      const a1 = atomOf(l1);
+      const a2 = atomOf(l2);
+      if (after.atoms[a1] === before.atoms[a1] && after.atoms[a2] === before.atoms[a2]) continue;
+      const term = (l: number, atom: number): B => (isNegated(l) ? L.not(after.atoms[atom] as B) : (after.atoms[atom] as B));
+      this.assert(L.or(term(l1, a1), term(l2, a2)));
+    }
   }
 
   /** Whether every formal goal holds at time `t` (a term to assume, or a constant). */

@@ -18,6 +18,7 @@ import type { FormalModel, FormalObject } from "../formal/model.js";
 import { key, objectsOfType } from "../formal/state.js";
 import type { Definedness, GroundAction, GroundCondition, GroundEffect, GroundFluent, GroundNumeric, GroundProblem } from "./ground.js";
 import { FALSE, TRUE } from "./ground.js";
+import { binaryInvariants } from "./invariants.js";
 import { relaxedReachability } from "./reachability.js";
 import { simplifyCondition, simplifyEffect } from "./simplify.js";
 import type { AtomFact, FluentFact, Knowledge } from "./simplify.js";
@@ -39,6 +40,7 @@ export interface GroundingStats {
   atoms: number;
   stateAtoms: number;
   fluents: number;
+  invariants: number;
 }
 
 export type GroundingOutcome = { ok: true; problem: GroundProblem; stats: GroundingStats } | { ok: false; reason: string };
@@ -149,11 +151,13 @@ function ground(model: FormalModel, limits: GroundingLimits): { problem: GroundP
     constraints: third.constraints,
     goal: third.goal,
     real: false,
+    invariants: [],
   };
   problem.real = needsReal(problem);
+  problem.invariants = binaryInvariants(problem);
   return {
     problem,
-    stats: { groundActions: raw.length, reachableActions: third.actions.length, atoms: atomKeys.length, stateAtoms: atoms.length, fluents: fluents.length },
+    stats: { groundActions: raw.length, reachableActions: third.actions.length, atoms: atomKeys.length, stateAtoms: atoms.length, fluents: fluents.length, invariants: problem.invariants.length },
   };
 }
 

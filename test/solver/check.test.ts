@@ -10,7 +10,7 @@ import { simulatePlan } from "../../src/formal/simulate.js";
 import { createPlanner } from "../../src/solver/index.js";
 import type { Planner } from "../../src/solver/index.js";
 import { fixture, modelOf } from "../formal/helpers.js";
-import { ROOMS, TANKS, modelFrom, turtleOf } from "./models.js";
+import { LAMPS, ROOMS, TANKS, modelFrom, turtleOf } from "./models.js";
 
 let planner: Planner;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe("checkPlan", () => {
   });
 
   it("judges a valid plan the planner found, and the simulator agrees", async () => {
-    for (const model of [modelFrom(TANKS), modelFrom(ROOMS)]) {
+    for (const model of [modelFrom(TANKS), modelFrom(ROOMS), modelFrom(LAMPS)]) {
       const outcome = await planner.solve(model);
       if (outcome.kind !== "plan") throw new Error(JSON.stringify(outcome));
       expect(await planner.checkPlan(model, outcome.plan)).toBe("valid");
@@ -130,6 +130,7 @@ describe("checkPlan agrees with the simulator on random plans", () => {
     ["Blocksworld", BLOCKS],
     ["Tanks", modelFrom(TANKS)],
     ["Rooms", modelFrom(ROOMS)],
+    ["Lamps", modelFrom(LAMPS)],
   ];
 
   it.each(models)("%s", async (_name, model) => {

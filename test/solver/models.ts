@@ -105,3 +105,16 @@ export const ROOMS: ModelSpec = {
   constraints: ["(>= (energy) 0)"],
   goals: ["(forall (?r - Room) (not (dirty ?r)))", "(exists (?r - Room) (safe ?r))", "(> (score) 0.5)"],
 };
+
+/** Lamps: atoms changed only under `when`, a forall effect, a two-predicate encoding of one switch. */
+export const LAMPS: ModelSpec = {
+  objects: ["l1: Lamp", "l2: Lamp", "l3: Lamp"],
+  init: "(off l1) (off l2) (on l3)",
+  actions: [
+    { name: "toggle", params: ["?l - Lamp"], eff: ["(and (when (on ?l) (and (not (on ?l)) (off ?l))) (when (off ?l) (and (not (off ?l)) (on ?l))))"] },
+    { name: "all-off", eff: ["(forall (?l - Lamp) (and (not (on ?l)) (off ?l)))"] },
+    { name: "chain", params: ["?a - Lamp", "?b - Lamp"], pre: ["(and (on ?a) (not (= ?a ?b)))"], eff: ["(when (off ?b) (and (on ?b) (not (off ?b))))"] },
+  ],
+  constraints: ["(not (and (on l1) (on l2) (on l3)))"],
+  goals: ["(and (on l1) (on l2) (off l3))"],
+};

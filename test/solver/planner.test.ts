@@ -5,7 +5,7 @@ import type { FormalModel } from "../../src/formal/model.js";
 import { createPlanner } from "../../src/solver/index.js";
 import type { PlanSearchOutcome, Planner } from "../../src/solver/index.js";
 import { fixture, modelOf } from "../formal/helpers.js";
-import { ROOMS, TANKS, modelFrom, turtleOf } from "./models.js";
+import { LAMPS, ROOMS, TANKS, modelFrom, turtleOf } from "./models.js";
 import type { ModelSpec } from "./models.js";
 
 let planner: Planner;
@@ -254,6 +254,7 @@ describe("shortest plans", () => {
     ["Blocksworld", () => modelOf(BLOCKS)],
     ["Tanks", () => modelFrom(TANKS)],
     ["Rooms", () => modelFrom(ROOMS)],
+    ["Lamps", () => modelFrom(LAMPS)],
   ])("%s: no applicable sequence shorter than the plan found reaches the goal", async (_name, make) => {
     const model = make();
     const plan = planOf(await planner.solve(model), model);
