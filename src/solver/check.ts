@@ -14,7 +14,7 @@ import { hasType } from "../formal/state.js";
 import type { GroundProblem } from "./ground.js";
 import { PlanEncoding, solverFor } from "./encoding.js";
 import { guardedCheck } from "./z3.js";
-import type { Z3Instance } from "./z3.js";
+import type { CheckLimits, Z3Instance } from "./z3.js";
 
 export type PlanCheck = "valid" | "invalid" | "unknown";
 
@@ -52,13 +52,13 @@ export function resolvePlan(model: FormalModel, problem: GroundProblem, plan: re
 }
 
 /** Asks Z3 whether the encoding with these steps fixed reaches the goals (or, for a prefix, merely runs). */
-export async function checkSteps(z3: Z3Instance, problem: GroundProblem, steps: readonly number[], withGoal: boolean, deadline: number): Promise<"sat" | "unsat" | "unknown"> {
+export async function checkSteps(z3: Z3Instance, problem: GroundProblem, steps: readonly number[], withGoal: boolean, limits: CheckLimits): Promise<"sat" | "unsat" | "unknown"> {
   const solver = solverFor(z3, problem);
   try {
     const encoding = new PlanEncoding(z3.ctx, problem, solver);
     for (const step of steps) encoding.addLayer([step]);
     if (withGoal) encoding.assert(encoding.goalAt(steps.length));
-    return (await guardedCheck(z3, solver, [], deadline)).answer;
+    return (await guardedCheck(z3, solver, [], limits)).answer;
   } finally {
     solver.release();
   }

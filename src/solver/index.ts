@@ -62,6 +62,8 @@ class Z3Planner implements Planner {
 
   constructor(private readonly z3: Z3Instance) {}
 
+  private readonly stopped = (): boolean => this.closed;
+
   solve(model: FormalModel, options: PlanSearchOptions = {}): Promise<PlanSearchOutcome> {
     return this.serial(() => this.search(model, options));
   }
@@ -70,16 +72,18 @@ class Z3Planner implements Planner {
     return this.serial(() => this.check(model, plan, Date.now() + positive(options.timeoutMs, DEFAULT_CHECK_TIMEOUT_MS)));
   }
 
+  /** Ends the work in progress (a running search stops within a moment, queued calls are refused), then stops Z3. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue.catch(() => undefined);
+    await this.queue;
     await this.z3.close();
   }
 
   private serial<T>(run: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error("the planner is closed"));
-    const next = this.queue.then(run, run);
+    const start = (): Promise<T> => (this.closed ? Promise.reject(new Error("the planner is closed")) : run());
+    if (this.closed) return start();
+    const next = this.queue.then(start);
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -108,7 +112,7 @@ class Z3Planner implements Planner {
     if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to plan with: ${grounded.reason}` };
     let result: SearchResult;
     try {
-      result = await searchPlan(this.z3, grounded.problem, { maxSteps, deadline: started + timeoutMs });
+      result = await searchPlan(this.z3, grounded.problem, { maxSteps, deadline: started + timeoutMs, stopped: this.stopped });
     } catch (e) {
       // A failure here is a bug of the planner; the caller still gets an outcome, not an exception.
       return { kind: "cannot-help", reason: `the planner failed: ${e instanceof Error ? e.message : String(e)}` };
@@ -142,10 +146,10 @@ class Z3Planner implements Planner {
     if (resolution.stop === "invalid") return "invalid";
     if (resolution.stop === "unknown") {
       // The steps before the one that cannot be checked may already fail.
-      const prefix = await checkSteps(this.z3, grounded.problem, resolution.steps, false, deadline);
+      const prefix = await checkSteps(this.z3, grounded.problem, resolution.steps, false, { deadline, stopped: this.stopped });
       return prefix === "unsat" ? "invalid" : "unknown";
     }
-    const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, deadline);
+    const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, { deadline, stopped: this.stopped });
     return answer === "sat" ? "valid" : answer === "unsat" ? "invalid" : "unknown";
   }
 }

@@ -7,12 +7,10 @@
 import type { GroundProblem } from "./ground.js";
 import { PlanEncoding, solverFor } from "./encoding.js";
 import { guardedCheck } from "./z3.js";
-import type { Z3Bool, Z3Instance, Z3Solver } from "./z3.js";
+import type { CheckLimits, Z3Bool, Z3Instance, Z3Solver } from "./z3.js";
 
-export interface SearchSettings {
+export interface SearchSettings extends CheckLimits {
   maxSteps: number;
-  /** Wall-clock instant (ms since epoch) after which the search gives up. */
-  deadline: number;
   /** Called after each horizon is decided: for measuring, not needed to plan. */
   onHorizon?: (horizon: number, answer: string, ms: number) => void;
 }
@@ -40,6 +38,7 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
   for (let h = 0; h <= settings.maxSteps; h += 1) {
     if (h > 0) encoding.addLayer(candidates);
     if (Date.now() >= settings.deadline) return { kind: "gave-up", reason: timeoutReason(h), horizon: h };
+    if (settings.stopped?.() === true) return { kind: "gave-up", reason: unknownReason("stopped", h), horizon: h };
     const goal = encoding.goalAt(h);
     if (goal === false) continue;
     const assumptions: Z3Bool[] = [];
@@ -49,7 +48,7 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
       assumptions.push(literal);
     }
     const started = Date.now();
-    const checked = await guardedCheck(z3, solver, assumptions, settings.deadline);
+    const checked = await guardedCheck(z3, solver, assumptions, settings);
     settings.onHorizon?.(h, checked.answer, Date.now() - started);
     if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
     if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
@@ -58,7 +57,7 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
     // Z3's core need not be minimal, so whether any h-step execution exists at all is asked
     // outright, at doubling horizons: it ends a hopeless deepening early for a small price.
     if ((h & (h - 1)) === 0) {
-      const any = await guardedCheck(z3, solver, [], settings.deadline);
+      const any = await guardedCheck(z3, solver, [], settings);
       if (any.answer === "unsat") return { kind: "no-plan", exhausted: h };
       if (any.answer === "unknown") return { kind: "gave-up", reason: unknownReason(any.reason, h), horizon: h };
     }
@@ -76,8 +75,10 @@ function planOf(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, encodi
 }
 
 function unknownReason(why: string, h: number): string {
+  const plans = `plans of ${h} step${h === 1 ? "" : "s"}`;
+  if (why === "memory") return `the solver reached its memory budget while searching ${plans}`;
+  if (why === "stopped") return `the search was stopped (the planner is closing) while searching ${plans}`;
   if (/timeout|cancel/i.test(why)) return timeoutReason(h);
-  if (why === "memory") return `the solver reached its memory budget while searching plans of ${h} step${h === 1 ? "" : "s"}`;
   return `the solver could not decide whether a plan of ${h} step${h === 1 ? "" : "s"} exists (${why})`;
 }
 

@@ -24,3 +24,19 @@ describe("a planner's life", () => {
     await second.close();
   });
 });
+
+describe("closing while busy", () => {
+  it("interrupts the running search and refuses what was queued", async () => {
+    const planner = await createPlanner();
+    // Goal forbidden by a constraint, many steps allowed: the search would run to its time limit.
+    const hopeless = modelOf(`${fixture("blocksworld.ttl").replace('"(<= (moves) 4)"', '"(>= (moves) 0)"')}\n<#never> a mfr:Constraint ; mfr:constraintExpression "(not (on a b))" .`);
+    const running = planner.solve(hopeless, { maxSteps: 10_000, timeoutMs: 60_000 });
+    const queued = planner.checkPlan(model, []);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await planner.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await running).toMatchObject({ kind: "gave-up", reason: expect.stringMatching(/^the search was stopped \(the planner is closing\)/) as unknown });
+    await expect(queued).rejects.toThrow("closed");
+  });
+});
