@@ -179,7 +179,7 @@ export class PlanEncoding {
   }
 
   private number(value: number): Z3Arith {
-    return this.problem.real ? this.ctx.Real.val(value) : this.ctx.Int.val(value);
+    return this.problem.real ? this.ctx.Real.val(exactRational(value)) : this.ctx.Int.val(BigInt(value));
   }
 
   private condition(cond: GroundCondition, s: EncodedState): Evaluated {
@@ -283,6 +283,22 @@ interface EffectSink {
   add(atom: number, guard: B): void;
   delete(atom: number, guard: B): void;
   update(fluent: number, guard: B, op: "increase" | "decrease" | "assign", value: Z3Arith): void;
+}
+
+/**
+ * The exact value of a double as `p/q`: what the simulator's floating-point number really is
+ * (0.1 is not 1/10), so Z3 starts from the same values; halving steps are exact for doubles.
+ */
+export function exactRational(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`${value} is not a finite number`);
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  let scaled = value;
+  let shift = 0n;
+  while (!Number.isInteger(scaled)) {
+    scaled *= 2;
+    shift += 1n;
+  }
+  return `${BigInt(scaled)}/${1n << shift}`;
 }
 
 function push<K, V>(map: Map<K, V[]>, k: K, v: V): void {

@@ -127,6 +127,9 @@ class Z3Planner implements Planner {
       case "plan": {
         // The simulator has the last word: a plan it rejects is never answered.
         const verification = simulatePlan(model, result.plan);
+        if (verification.verdict === "unverifiable") {
+          return { kind: "cannot-help", reason: `the plan found (${result.plan.length} steps) cannot be checked: ${verification.reason}` };
+        }
         if (verification.verdict !== "valid") {
           return { kind: "cannot-help", reason: `the planner's encoding and the plan check disagree on ${JSON.stringify(result.plan)}: ${verification.reason}` };
         }

@@ -138,6 +138,20 @@ describe("numbers", () => {
     expect(planOf(await planner.solve(half), half)).toEqual(["(inc)"]);
   });
 
+  it("starts from the simulator's floating-point values (0.2 + 0.1 is not 0.3)", async () => {
+    const spec: ModelSpec = {
+      objects: ["x"],
+      init: "(= (x) 0)",
+      actions: [{ name: "set", eff: ["(assign (x) 0.2)"] }, { name: "tiny", eff: ["(assign (x) (/ 1 10000000))"] }],
+      goals: ["(= (+ (x) 0.1) 0.3)"],
+    };
+    expect(await planner.solve(modelFrom(spec), { maxSteps: 3 })).toMatchObject({ kind: "no-plan" });
+    const quarter = withSpec(spec, { actions: [{ name: "set", eff: ["(assign (x) 0.25)"] }], goals: ["(= (+ (x) 0.5) 0.75)"] });
+    expect(planOf(await planner.solve(quarter), quarter)).toEqual(["(set)"]);
+    const tiny = withSpec(spec, { goals: ["(and (> (x) 0) (< (x) 0.001))"] });
+    expect(planOf(await planner.solve(tiny), tiny)).toEqual(["(tiny)"]);
+  });
+
   it("gives a fluent with no initial value a value only by assign, as the simulator does", async () => {
     const spec: ModelSpec = {
       objects: ["x"],
