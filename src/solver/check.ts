@@ -10,6 +10,7 @@
  */
 import type { FormalModel } from "../formal/model.js";
 import { parsePlanStep } from "../formal/plan-step.js";
+import { DEFAULT_SIMULATION_LIMITS } from "../formal/simulate.js";
 import { hasType } from "../formal/state.js";
 import type { GroundProblem } from "./ground.js";
 import { PlanEncoding, solverFor } from "./encoding.js";
@@ -19,7 +20,7 @@ import type { CheckLimits, Z3Instance } from "./z3.js";
 export type PlanCheck = "valid" | "invalid" | "unknown";
 
 /** The longest plan checked, as in the simulator's default bound. */
-export const MAX_CHECKED_STEPS = 1_000;
+export const MAX_CHECKED_STEPS = DEFAULT_SIMULATION_LIMITS.maxSteps;
 
 type Resolution = { steps: number[]; stop?: "invalid" | "unknown" };
 
@@ -31,7 +32,8 @@ export function resolvePlan(model: FormalModel, problem: GroundProblem, plan: re
   const index = actionIndex(problem);
   const steps: number[] = [];
   for (const raw of plan) {
-    const step = typeof raw === "string" ? parsePlanStep(raw) : undefined;
+    // Plans come from agents' JSON: a step that is not text is read as its JSON, as the simulator does.
+    const step = parsePlanStep(typeof raw === "string" ? raw : String(JSON.stringify(raw)));
     if (step === undefined) return { steps, stop: "invalid" };
     const named = model.actions.filter((a) => a.name === step.action);
     const action = named[0];

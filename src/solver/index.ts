@@ -15,7 +15,7 @@
  * - One Z3 instance per planner; calls run one at a time on it.
  */
 import type { FormalModel } from "../formal/model.js";
-import { simulatePlan } from "../formal/simulate.js";
+import { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "../formal/simulate.js";
 import type { Verification } from "../formal/simulate.js";
 import { MAX_CHECKED_STEPS, checkSteps, resolvePlan } from "./check.js";
 import { groundModel } from "./grounding.js";
@@ -119,7 +119,10 @@ class Z3Planner implements Planner {
     }
     switch (result.kind) {
       case "no-plan": {
-        const why = result.exhausted === undefined ? "" : ` (no sequence of ${result.exhausted} applicable steps keeps every constraint, so no longer plan exists either)`;
+        let why = "";
+        if (result.never === true) why = " (no action can ever make the goal true)";
+        else if (result.exhausted === 0) why = " (the initial state already breaks a constraint)";
+        else if (result.exhausted !== undefined) why = ` (no sequence of ${result.exhausted} applicable steps keeps every constraint, so no longer plan exists either)`;
         return { kind: "no-plan", maxSteps, reason: `no plan within ${maxSteps} steps${why}`, elapsedMs: elapsed() };
       }
       case "gave-up":
@@ -142,7 +145,7 @@ class Z3Planner implements Planner {
     const runnable = model.actions.some((a) => a.informal.length === 0);
     // As the simulator: a model with nothing formal, or a plan longer than checked, is not judged.
     if (!runnable && model.constraints.length === 0 && model.goals.length === 0) return "unknown";
-    if (plan.length > MAX_CHECKED_STEPS) return "unknown";
+    if (plan.length > MAX_CHECKED_STEPS || model.objects.length > DEFAULT_SIMULATION_LIMITS.maxObjects) return "unknown";
     const grounded = this.ground(model);
     if (!grounded.ok) return "unknown";
     const resolution = resolvePlan(model, grounded.problem, plan);

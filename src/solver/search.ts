@@ -17,8 +17,11 @@ export interface SearchSettings extends CheckLimits {
 
 export type SearchResult =
   | { kind: "plan"; plan: string[]; horizon: number }
-  /** `exhausted` is set when no execution of that many steps exists at all, so no longer plan either. */
-  | { kind: "no-plan"; exhausted?: number }
+  /**
+   * `exhausted`: no execution of that many steps exists at all, so no longer plan either;
+   * `never`: the goal can never hold, whatever the steps.
+   */
+  | { kind: "no-plan"; exhausted?: number; never?: true }
   | { kind: "gave-up"; reason: string; horizon: number };
 
 export async function searchPlan(z3: Z3Instance, problem: GroundProblem, settings: SearchSettings): Promise<SearchResult> {
@@ -40,26 +43,29 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
     if (Date.now() >= settings.deadline) return { kind: "gave-up", reason: timeoutReason(h), horizon: h };
     if (settings.stopped?.() === true) return { kind: "gave-up", reason: unknownReason("stopped", h), horizon: h };
     const goal = encoding.goalAt(h);
-    if (goal === false) continue;
-    const assumptions: Z3Bool[] = [];
-    if (goal !== true) {
-      const literal = ctx.Bool.const(`goal@${h}`);
-      solver.add(ctx.Implies(literal, goal));
-      assumptions.push(literal);
+    if (goal !== false) {
+      const assumptions: Z3Bool[] = [];
+      if (goal !== true) {
+        const literal = ctx.Bool.const(`goal@${h}`);
+        solver.add(ctx.Implies(literal, goal));
+        assumptions.push(literal);
+      }
+      const started = Date.now();
+      const checked = await guardedCheck(z3, solver, assumptions, settings);
+      settings.onHorizon?.(h, checked.answer, Date.now() - started);
+      if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
+      if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
+      // Unsatisfiable without the goal: no execution of h steps exists, so no longer plan does either.
+      if (assumptions.length === 0 || solver.unsatCore().length() === 0) return { kind: "no-plan", exhausted: h };
     }
-    const started = Date.now();
-    const checked = await guardedCheck(z3, solver, assumptions, settings);
-    settings.onHorizon?.(h, checked.answer, Date.now() - started);
-    if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
-    if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
-    // Unsatisfiable without the goal: no execution of h steps exists, so no longer plan does either.
-    if (assumptions.length === 0 || solver.unsatCore().length() === 0) return { kind: "no-plan", exhausted: h };
     // Z3's core need not be minimal, so whether any h-step execution exists at all is asked
     // outright, at doubling horizons: it ends a hopeless deepening early for a small price.
     if ((h & (h - 1)) === 0) {
       const any = await guardedCheck(z3, solver, [], settings);
       if (any.answer === "unsat") return { kind: "no-plan", exhausted: h };
       if (any.answer === "unknown") return { kind: "gave-up", reason: unknownReason(any.reason, h), horizon: h };
+      // The goal folded to false when grounding: no action can ever make it true.
+      if (problem.goal.kind === "const" && !problem.goal.value) return { kind: "no-plan", never: true };
     }
   }
   return { kind: "no-plan" };

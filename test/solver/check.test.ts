@@ -42,8 +42,12 @@ describe("checkPlan", () => {
     expect(simulatePlan(BLOCKS, plan).verdict).toBe(expected);
   });
 
-  it("refuses plans that are not strings of steps", async () => {
-    expect(await planner.checkPlan(BLOCKS, [42 as unknown as string])).toBe("invalid");
+  it("reads steps that are not text as their JSON, as the simulator does", async () => {
+    for (const step of [42, ["pick-up", "a"], { action: "pick-up" }, null]) {
+      const plan = [step as unknown as string];
+      expect(await planner.checkPlan(BLOCKS, plan)).toBe("invalid");
+      expect(simulatePlan(BLOCKS, plan).verdict).toBe("invalid");
+    }
   });
 
   it("leaves a plan unknown at a step it cannot check, unless an earlier step already fails", async () => {
