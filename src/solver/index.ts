@@ -4,15 +4,22 @@
  * iterative deepening, and returns a plan only after the simulator has judged it valid,
  * so what it answers is never weaker than what the coordinator checks.
  *
- * Decisions where the brief leaves room:
+ * Where PROTOCOL.md leaves room, the planner decides:
  * - A plan is searched only for a model with a formal goal and an action a plan can use;
  *   the empty plan is an answer when the goals already hold.
  * - A fluent without initial value has no value until an action assigns one; reading it, or
  *   increasing it, before then fails the plan, as in the simulator (see encoding.ts).
- * - Numbers are Int unless a division or a non-integer occurs, then Real. Real arithmetic is
- *   exact where the simulator's is floating point: a plan that depends on the difference is
- *   caught by the simulator's check and answered "cannot-help".
- * - One Z3 instance per planner; calls run one at a time on it.
+ * - Numbers are Int unless a division or a non-integer occurs, then Real. Constants enter Z3
+ *   as the exact values of the simulator's doubles, but Z3 then computes exactly where the
+ *   simulator rounds: a plan that depends on rounding is caught by the simulator's check
+ *   and answered "cannot-help", never returned.
+ * - Plans are sequential (one action per step) and shortest: horizons are tried in order.
+ * - One Z3 instance per planner; calls run one at a time on it. A check is cut short by the
+ *   time limit, by a memory budget (Z3's heap cannot grow past 2 GiB, and running out would
+ *   abort the process), and by close().
+ * - checkPlan answers "unknown" where the simulator's verdict is "unverifiable" (a step naming
+ *   an action that is partly free text, a model with nothing formal, its size bounds), and
+ *   when the solver runs out of time.
  */
 import type { FormalModel } from "../formal/model.js";
 import { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "../formal/simulate.js";

@@ -1,5 +1,5 @@
 /**
- * Loading and closing Z3 (the `z3-solver` WebAssembly build), and the few Boolean helpers the
+ * Loading and closing Z3 (the `z3-solver` WebAssembly build), and the few Boolean connectives the
  * encoding needs. Z3 starts worker threads that keep Node alive, so every instance must be
  * closed; loading takes a few hundred milliseconds, so an instance is meant to be reused.
  */
