@@ -10,7 +10,9 @@
  *   simulator's left-to-right, stop-early evaluation takes);
  * - every formal constraint holds in every state, the initial one included.
  * Layers are added one at a time to one solver, so deepening the horizon reuses what was
- * learnt; the goal at a horizon is asked for by an assumption.
+ * learnt; the goal at a horizon is asked for by an assumption. Each new state also gets the
+ * problem's two-literal invariants (invariants.ts): implied by the rest, they spare the
+ * solver from rediscovering them at every horizon.
  */
 import type { GroundCondition, GroundEffect, GroundNumeric, GroundProblem } from "./ground.js";
 import { atomOf, isNegated } from "./invariants.js";

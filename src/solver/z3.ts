@@ -120,12 +120,6 @@ export class Logic {
     return this.ctx.Implies(a, b);
   }
 
-  iff(a: B, b: B): B {
-    if (typeof a === "boolean") return a ? b : this.not(b);
-    if (typeof b === "boolean") return b ? a : this.not(a);
-    return a.eq(b);
-  }
-
   /** As a Z3 term, for the API calls that take no JS constant. */
   term(p: B): Z3Bool {
     return typeof p === "boolean" ? this.ctx.Bool.val(p) : p;
