@@ -2,7 +2,7 @@
  * How long the reference planner takes on generated Blocksworld problems: n blocks in random
  * towers to other random towers (fixed seed), plain four-operator domain, every part formal.
  * Prints time and plan length per size; not a test.
- * Run: npm run build && node dist/bench/planner-probe.js [sizes…]   (default 4 6 8)
+ * Run: npm run build && node dist/bench/planner-probe.js [--counted] [sizes…]   (default 4 6 8)
  */
 import { Parser } from "n3";
 import { readFormalModel } from "../src/formal/model.js";
@@ -46,19 +46,25 @@ function facts(stacks: readonly string[][]): string[] {
   return stacks.flatMap((tower) => tower.map((b, i) => (i === 0 ? `(ontable ${b})` : `(on ${b} ${tower[i - 1] as string})`)));
 }
 
-function blocksworld(n: number, seed: number): { model: FormalModel; start: string[][]; goal: string[][] } {
+/**
+ * With `counted`, lifting increases a numeric fluent (moves) and a constraint bounds it: the
+ * problem then has numbers, so the planner uses Z3's general SMT core rather than SAT.
+ */
+function blocksworld(n: number, seed: number, counted: boolean): { model: FormalModel; start: string[][]; goal: string[][] } {
   const next = random(seed + n);
   const blocks = Array.from({ length: n }, (_, i) => `b${i + 1}`);
   const start = towers(blocks, next);
   const goal = towers(blocks, next);
   const clear = start.map((t) => `(clear ${t[t.length - 1] as string})`);
+  const lift = counted ? " (increase (moves) 1)" : "";
   const ttl = `
 @prefix mfr: <http://purl.org/stuff/mfr/> .
 ${blocks.map((b) => `<#${b}> a mfr:Entity ; mfr:entityType "Block" .`).join("\n")}
-<#problem> mfr:initialState "${[...facts(start), ...clear, "(handempty)"].join(" ")}" .
+<#problem> mfr:initialState "${[...facts(start), ...clear, "(handempty)", ...(counted ? ["(= (moves) 0)"] : [])].join(" ")}" .
+${counted ? `<#bound> a mfr:Constraint ; mfr:constraintExpression "(<= (moves) ${2 * n})" .` : ""}
 <#pickUp> a mfr:Action ; mfr:actionName "pick-up" ; mfr:hasParameter "?x - Block" ;
   mfr:hasPrecondition [ mfr:expression "(and (clear ?x) (ontable ?x) (handempty))" ] ;
-  mfr:hasEffect [ mfr:expression "(and (holding ?x) (not (ontable ?x)) (not (clear ?x)) (not (handempty)))" ] .
+  mfr:hasEffect [ mfr:expression "(and (holding ?x) (not (ontable ?x)) (not (clear ?x)) (not (handempty))${lift})" ] .
 <#putDown> a mfr:Action ; mfr:actionName "put-down" ; mfr:hasParameter "?x - Block" ;
   mfr:hasPrecondition [ mfr:expression "(holding ?x)" ] ;
   mfr:hasEffect [ mfr:expression "(and (ontable ?x) (clear ?x) (handempty) (not (holding ?x)))" ] .
@@ -67,7 +73,7 @@ ${blocks.map((b) => `<#${b}> a mfr:Entity ; mfr:entityType "Block" .`).join("\n"
   mfr:hasEffect [ mfr:expression "(and (on ?x ?y) (clear ?x) (handempty) (not (holding ?x)) (not (clear ?y)))" ] .
 <#unstack> a mfr:Action ; mfr:actionName "unstack" ; mfr:hasParameter ( "?x - Block" "?y - Block" ) ;
   mfr:hasPrecondition [ mfr:expression "(and (on ?x ?y) (clear ?x) (handempty))" ] ;
-  mfr:hasEffect [ mfr:expression "(and (holding ?x) (clear ?y) (not (on ?x ?y)) (not (clear ?x)) (not (handempty)))" ] .
+  mfr:hasEffect [ mfr:expression "(and (holding ?x) (clear ?y) (not (on ?x ?y)) (not (clear ?x)) (not (handempty))${lift})" ] .
 <#goal> a mfr:Goal ; mfr:expression "(and ${facts(goal).join(" ")})" .
 `;
   const quads = new Parser({ baseIRI: "https://mfr.example/bench/", format: "text/turtle" }).parse(ttl);
@@ -75,13 +81,15 @@ ${blocks.map((b) => `<#${b}> a mfr:Entity ; mfr:entityType "Block" .`).join("\n"
 }
 
 async function main(): Promise<void> {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const args = process.argv.slice(2);
+  const counted = args.includes("--counted");
+  const sizes = args.map(Number).filter((n) => Number.isInteger(n) && n > 0);
   const planner = await createPlanner();
   try {
     for (const n of sizes.length > 0 ? sizes : [4, 6, 8]) {
-      const { model, start, goal } = blocksworld(n, SEED);
+      const { model, start, goal } = blocksworld(n, SEED, counted);
       const grounded = groundModel(model);
-      const stats = grounded.ok ? `${grounded.stats.reachableActions} ground actions, ${grounded.stats.stateAtoms} state atoms` : grounded.reason;
+      const stats = grounded.ok ? `${grounded.stats.reachableActions} ground actions, ${grounded.stats.stateAtoms} state atoms, ${grounded.stats.invariants} invariants` : grounded.reason;
       const started = Date.now();
       const outcome = await planner.solve(model, { maxSteps: MAX_STEPS, timeoutMs: TIMEOUT_MS });
       const ms = Date.now() - started;

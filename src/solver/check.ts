@@ -10,16 +10,17 @@
  */
 import type { FormalModel } from "../formal/model.js";
 import { parsePlanStep } from "../formal/plan-step.js";
+import { DEFAULT_SIMULATION_LIMITS } from "../formal/simulate.js";
 import { hasType } from "../formal/state.js";
 import type { GroundProblem } from "./ground.js";
 import { PlanEncoding, solverFor } from "./encoding.js";
 import { guardedCheck } from "./z3.js";
-import type { Z3Instance } from "./z3.js";
+import type { CheckLimits, Z3Instance } from "./z3.js";
 
 export type PlanCheck = "valid" | "invalid" | "unknown";
 
 /** The longest plan checked, as in the simulator's default bound. */
-export const MAX_CHECKED_STEPS = 1_000;
+export const MAX_CHECKED_STEPS = DEFAULT_SIMULATION_LIMITS.maxSteps;
 
 type Resolution = { steps: number[]; stop?: "invalid" | "unknown" };
 
@@ -31,7 +32,8 @@ export function resolvePlan(model: FormalModel, problem: GroundProblem, plan: re
   const index = actionIndex(problem);
   const steps: number[] = [];
   for (const raw of plan) {
-    const step = typeof raw === "string" ? parsePlanStep(raw) : undefined;
+    // Plans come from agents' JSON: a step that is not text is read as its JSON, as the simulator does.
+    const step = parsePlanStep(typeof raw === "string" ? raw : String(JSON.stringify(raw)));
     if (step === undefined) return { steps, stop: "invalid" };
     const named = model.actions.filter((a) => a.name === step.action);
     const action = named[0];
@@ -52,13 +54,13 @@ export function resolvePlan(model: FormalModel, problem: GroundProblem, plan: re
 }
 
 /** Asks Z3 whether the encoding with these steps fixed reaches the goals (or, for a prefix, merely runs). */
-export async function checkSteps(z3: Z3Instance, problem: GroundProblem, steps: readonly number[], withGoal: boolean, deadline: number): Promise<"sat" | "unsat" | "unknown"> {
+export async function checkSteps(z3: Z3Instance, problem: GroundProblem, steps: readonly number[], withGoal: boolean, limits: CheckLimits): Promise<"sat" | "unsat" | "unknown"> {
   const solver = solverFor(z3, problem);
   try {
     const encoding = new PlanEncoding(z3.ctx, problem, solver);
     for (const step of steps) encoding.addLayer([step]);
     if (withGoal) encoding.assert(encoding.goalAt(steps.length));
-    return (await guardedCheck(z3, solver, [], deadline)).answer;
+    return (await guardedCheck(z3, solver, [], limits)).answer;
   } finally {
     solver.release();
   }

@@ -10,9 +10,12 @@
  *   simulator's left-to-right, stop-early evaluation takes);
  * - every formal constraint holds in every state, the initial one included.
  * Layers are added one at a time to one solver, so deepening the horizon reuses what was
- * learnt; the goal at a horizon is asked for by an assumption.
+ * learnt; the goal at a horizon is asked for by an assumption. Each new state also gets the
+ * problem's two-literal invariants (invariants.ts): implied by the rest, they spare the
+ * solver from rediscovering them at every horizon.
  */
 import type { GroundCondition, GroundEffect, GroundNumeric, GroundProblem } from "./ground.js";
+import { atomOf, isNegated } from "./invariants.js";
 import { Logic } from "./z3.js";
 import type { B, Z3Arith, Z3Bool, Z3Context, Z3Instance, Z3Solver } from "./z3.js";
 
@@ -139,6 +142,14 @@ export class PlanEncoding {
     this.layers.push(choices);
     this.states.push(after);
     this.assert(this.holds(this.problem.constraints, after));
+    // Invariants over atoms this layer left as they were were asserted before (or hold initially).
+    for (const [l1, l2] of this.problem.invariants) {
+      const a1 = atomOf(l1);
+      const a2 = atomOf(l2);
+      if (after.atoms[a1] === before.atoms[a1] && after.atoms[a2] === before.atoms[a2]) continue;
+      const term = (l: number, atom: number): B => (isNegated(l) ? L.not(after.atoms[atom] as B) : (after.atoms[atom] as B));
+      this.assert(L.or(term(l1, a1), term(l2, a2)));
+    }
   }
 
   /** Whether every formal goal holds at time `t` (a term to assume, or a constant). */
@@ -170,7 +181,7 @@ export class PlanEncoding {
   }
 
   private number(value: number): Z3Arith {
-    return this.problem.real ? this.ctx.Real.val(value) : this.ctx.Int.val(value);
+    return this.problem.real ? this.ctx.Real.val(exactRational(value)) : this.ctx.Int.val(BigInt(value));
   }
 
   private condition(cond: GroundCondition, s: EncodedState): Evaluated {
@@ -274,6 +285,22 @@ interface EffectSink {
   add(atom: number, guard: B): void;
   delete(atom: number, guard: B): void;
   update(fluent: number, guard: B, op: "increase" | "decrease" | "assign", value: Z3Arith): void;
+}
+
+/**
+ * The exact value of a double as `p/q`: what the simulator's floating-point number really is
+ * (0.1 is not 1/10), so Z3 starts from the same values; halving steps are exact for doubles.
+ */
+export function exactRational(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`${value} is not a finite number`);
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  let scaled = value;
+  let shift = 0n;
+  while (!Number.isInteger(scaled)) {
+    scaled *= 2;
+    shift += 1n;
+  }
+  return `${BigInt(scaled)}/${1n << shift}`;
 }
 
 function push<K, V>(map: Map<K, V[]>, k: K, v: V): void {

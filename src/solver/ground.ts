@@ -68,6 +68,11 @@ export interface GroundProblem {
   goal: GroundCondition;
   /** Whether numbers need Real arithmetic (a division or a non-integer occurs) rather than Int. */
   real: boolean;
+  /**
+   * Clauses of two literals (atom id * 2, plus 1 when negated) that hold in every reachable
+   * state: redundant for correctness, they prune the search (see invariants.ts).
+   */
+  invariants: [number, number][];
 }
 
 export const TRUE: GroundCondition = Object.freeze({ kind: "const", value: true });

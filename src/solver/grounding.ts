@@ -18,6 +18,7 @@ import type { FormalModel, FormalObject } from "../formal/model.js";
 import { key, objectsOfType } from "../formal/state.js";
 import type { Definedness, GroundAction, GroundCondition, GroundEffect, GroundFluent, GroundNumeric, GroundProblem } from "./ground.js";
 import { FALSE, TRUE } from "./ground.js";
+import { binaryInvariants } from "./invariants.js";
 import { relaxedReachability } from "./reachability.js";
 import { simplifyCondition, simplifyEffect } from "./simplify.js";
 import type { AtomFact, FluentFact, Knowledge } from "./simplify.js";
@@ -31,7 +32,7 @@ export interface GroundingLimits {
   maxNodes: number;
 }
 
-export const DEFAULT_GROUNDING_LIMITS: GroundingLimits = { maxGroundActions: 20_000, maxAtoms: 50_000, maxNodes: 2_000_000 };
+export const DEFAULT_GROUNDING_LIMITS: GroundingLimits = { maxGroundActions: 20_000, maxAtoms: 50_000, maxNodes: 500_000 };
 
 export interface GroundingStats {
   groundActions: number;
@@ -39,6 +40,7 @@ export interface GroundingStats {
   atoms: number;
   stateAtoms: number;
   fluents: number;
+  invariants: number;
 }
 
 export type GroundingOutcome = { ok: true; problem: GroundProblem; stats: GroundingStats } | { ok: false; reason: string };
@@ -149,11 +151,13 @@ function ground(model: FormalModel, limits: GroundingLimits): { problem: GroundP
     constraints: third.constraints,
     goal: third.goal,
     real: false,
+    invariants: [],
   };
   problem.real = needsReal(problem);
+  problem.invariants = binaryInvariants(problem);
   return {
     problem,
-    stats: { groundActions: raw.length, reachableActions: third.actions.length, atoms: atomKeys.length, stateAtoms: atoms.length, fluents: fluents.length },
+    stats: { groundActions: raw.length, reachableActions: third.actions.length, atoms: atomKeys.length, stateAtoms: atoms.length, fluents: fluents.length, invariants: problem.invariants.length },
   };
 }
 
@@ -332,7 +336,7 @@ class Grounder {
         return { kind: "imply", antecedent: this.condition(c.antecedent, b), consequent: this.condition(c.consequent, b) };
       case "forall":
       case "exists":
-        return { kind: c.kind === "forall" ? "and" : "or", parts: [...this.instances(c.variables, b)].map((inner) => this.condition(c.body, inner)) };
+        return { kind: c.kind === "forall" ? "and" : "or", parts: this.expand(c.variables, b, (inner) => this.condition(c.body, inner)) };
     }
   }
 
@@ -345,12 +349,21 @@ class Grounder {
       case "and":
         return { kind: "and", parts: e.parts.map((p) => this.effect(p, b)) };
       case "forall":
-        return { kind: "and", parts: [...this.instances(e.variables, b)].map((inner) => this.effect(e.body, inner)) };
+        return { kind: "and", parts: this.expand(e.variables, b, (inner) => this.effect(e.body, inner)) };
       case "when":
         return { kind: "when", condition: this.condition(e.condition, b), effect: this.effect(e.effect, b) };
       case "numeric":
         return { kind: "numeric", op: e.op, fluent: this.intern(this.fluents, key(e.fluent.name, e.fluent.args.map((a) => formatTerm(a, b)))), value: this.numeric(e.value, b) };
     }
+  }
+
+  /** The body under every binding of a quantifier, refused before expanding when the instances alone exceed the bound. */
+  private expand<T>(variables: readonly TypedVariable[], b: Bindings, body: (inner: Bindings) => T): T[] {
+    const count = variables.reduce((n, v) => n * objectsOfType(this.objects, v.type).length, 1);
+    if (this.nodes + count > this.limits.maxNodes) this.tooMany();
+    const parts: T[] = [];
+    for (const inner of this.instances(variables, b)) parts.push(body(inner));
+    return parts;
   }
 
   private numeric(n: NumericExpression, b: Bindings): GroundNumeric {
@@ -379,8 +392,10 @@ class Grounder {
 
   private count(): void {
     this.nodes += 1;
-    if (this.nodes > this.limits.maxNodes) {
-      throw new TooLarge(`expanding parameters and quantifiers gives more than ${this.limits.maxNodes} expression nodes, more than the planner handles`);
-    }
+    if (this.nodes > this.limits.maxNodes) this.tooMany();
+  }
+
+  private tooMany(): never {
+    throw new TooLarge(`expanding parameters and quantifiers gives more than ${this.limits.maxNodes} expression nodes, more than the planner handles`);
   }
 }

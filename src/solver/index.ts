@@ -4,18 +4,25 @@
  * iterative deepening, and returns a plan only after the simulator has judged it valid,
  * so what it answers is never weaker than what the coordinator checks.
  *
- * Decisions where the brief leaves room:
+ * Where PROTOCOL.md leaves room, the planner decides:
  * - A plan is searched only for a model with a formal goal and an action a plan can use;
  *   the empty plan is an answer when the goals already hold.
  * - A fluent without initial value has no value until an action assigns one; reading it, or
  *   increasing it, before then fails the plan, as in the simulator (see encoding.ts).
- * - Numbers are Int unless a division or a non-integer occurs, then Real. Real arithmetic is
- *   exact where the simulator's is floating point: a plan that depends on the difference is
- *   caught by the simulator's check and answered "cannot-help".
- * - One Z3 instance per planner; calls run one at a time on it.
+ * - Numbers are Int unless a division or a non-integer occurs, then Real. Constants enter Z3
+ *   as the exact values of the simulator's doubles, but Z3 then computes exactly where the
+ *   simulator rounds: a plan that depends on rounding is caught by the simulator's check
+ *   and answered "cannot-help", never returned.
+ * - Plans are sequential (one action per step) and shortest: horizons are tried in order.
+ * - One Z3 instance per planner; calls run one at a time on it. A check is cut short by the
+ *   time limit, by a memory budget (Z3's heap cannot grow past 2 GiB, and running out would
+ *   abort the process), and by close().
+ * - checkPlan answers "unknown" where the simulator's verdict is "unverifiable" (a step naming
+ *   an action that is partly free text, a model with nothing formal, its size bounds), and
+ *   when the solver runs out of time.
  */
 import type { FormalModel } from "../formal/model.js";
-import { simulatePlan } from "../formal/simulate.js";
+import { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "../formal/simulate.js";
 import type { Verification } from "../formal/simulate.js";
 import { MAX_CHECKED_STEPS, checkSteps, resolvePlan } from "./check.js";
 import { groundModel } from "./grounding.js";
@@ -62,6 +69,8 @@ class Z3Planner implements Planner {
 
   constructor(private readonly z3: Z3Instance) {}
 
+  private readonly stopped = (): boolean => this.closed;
+
   solve(model: FormalModel, options: PlanSearchOptions = {}): Promise<PlanSearchOutcome> {
     return this.serial(() => this.search(model, options));
   }
@@ -70,16 +79,18 @@ class Z3Planner implements Planner {
     return this.serial(() => this.check(model, plan, Date.now() + positive(options.timeoutMs, DEFAULT_CHECK_TIMEOUT_MS)));
   }
 
+  /** Ends the work in progress (a running search stops within a moment, queued calls are refused), then stops Z3. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue.catch(() => undefined);
+    await this.queue;
     await this.z3.close();
   }
 
   private serial<T>(run: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error("the planner is closed"));
-    const next = this.queue.then(run, run);
+    const start = (): Promise<T> => (this.closed ? Promise.reject(new Error("the planner is closed")) : run());
+    if (this.closed) return start();
+    const next = this.queue.then(start);
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -108,14 +119,17 @@ class Z3Planner implements Planner {
     if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to plan with: ${grounded.reason}` };
     let result: SearchResult;
     try {
-      result = await searchPlan(this.z3, grounded.problem, { maxSteps, deadline: started + timeoutMs });
+      result = await searchPlan(this.z3, grounded.problem, { maxSteps, deadline: started + timeoutMs, stopped: this.stopped });
     } catch (e) {
       // A failure here is a bug of the planner; the caller still gets an outcome, not an exception.
       return { kind: "cannot-help", reason: `the planner failed: ${e instanceof Error ? e.message : String(e)}` };
     }
     switch (result.kind) {
       case "no-plan": {
-        const why = result.exhausted === undefined ? "" : ` (no sequence of ${result.exhausted} applicable steps keeps every constraint, so no longer plan exists either)`;
+        let why = "";
+        if (result.never === true) why = " (no action can ever make the goal true)";
+        else if (result.exhausted === 0) why = " (the initial state already breaks a constraint)";
+        else if (result.exhausted !== undefined) why = ` (no sequence of ${result.exhausted} applicable steps keeps every constraint, so no longer plan exists either)`;
         return { kind: "no-plan", maxSteps, reason: `no plan within ${maxSteps} steps${why}`, elapsedMs: elapsed() };
       }
       case "gave-up":
@@ -123,6 +137,9 @@ class Z3Planner implements Planner {
       case "plan": {
         // The simulator has the last word: a plan it rejects is never answered.
         const verification = simulatePlan(model, result.plan);
+        if (verification.verdict === "unverifiable") {
+          return { kind: "cannot-help", reason: `the plan found (${result.plan.length} steps) cannot be checked: ${verification.reason}` };
+        }
         if (verification.verdict !== "valid") {
           return { kind: "cannot-help", reason: `the planner's encoding and the plan check disagree on ${JSON.stringify(result.plan)}: ${verification.reason}` };
         }
@@ -135,17 +152,17 @@ class Z3Planner implements Planner {
     const runnable = model.actions.some((a) => a.informal.length === 0);
     // As the simulator: a model with nothing formal, or a plan longer than checked, is not judged.
     if (!runnable && model.constraints.length === 0 && model.goals.length === 0) return "unknown";
-    if (plan.length > MAX_CHECKED_STEPS) return "unknown";
+    if (plan.length > MAX_CHECKED_STEPS || model.objects.length > DEFAULT_SIMULATION_LIMITS.maxObjects) return "unknown";
     const grounded = this.ground(model);
     if (!grounded.ok) return "unknown";
     const resolution = resolvePlan(model, grounded.problem, plan);
     if (resolution.stop === "invalid") return "invalid";
     if (resolution.stop === "unknown") {
       // The steps before the one that cannot be checked may already fail.
-      const prefix = await checkSteps(this.z3, grounded.problem, resolution.steps, false, deadline);
+      const prefix = await checkSteps(this.z3, grounded.problem, resolution.steps, false, { deadline, stopped: this.stopped });
       return prefix === "unsat" ? "invalid" : "unknown";
     }
-    const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, deadline);
+    const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, { deadline, stopped: this.stopped });
     return answer === "sat" ? "valid" : answer === "unsat" ? "invalid" : "unknown";
   }
 }

@@ -7,20 +7,21 @@
 import type { GroundProblem } from "./ground.js";
 import { PlanEncoding, solverFor } from "./encoding.js";
 import { guardedCheck } from "./z3.js";
-import type { Z3Bool, Z3Instance, Z3Solver } from "./z3.js";
+import type { CheckLimits, Z3Bool, Z3Instance, Z3Solver } from "./z3.js";
 
-export interface SearchSettings {
+export interface SearchSettings extends CheckLimits {
   maxSteps: number;
-  /** Wall-clock instant (ms since epoch) after which the search gives up. */
-  deadline: number;
   /** Called after each horizon is decided: for measuring, not needed to plan. */
   onHorizon?: (horizon: number, answer: string, ms: number) => void;
 }
 
 export type SearchResult =
   | { kind: "plan"; plan: string[]; horizon: number }
-  /** `exhausted` is set when no execution of that many steps exists at all, so no longer plan either. */
-  | { kind: "no-plan"; exhausted?: number }
+  /**
+   * `exhausted`: no execution of that many steps exists at all, so no longer plan either;
+   * `never`: the goal can never hold, whatever the steps.
+   */
+  | { kind: "no-plan"; exhausted?: number; never?: true }
   | { kind: "gave-up"; reason: string; horizon: number };
 
 export async function searchPlan(z3: Z3Instance, problem: GroundProblem, settings: SearchSettings): Promise<SearchResult> {
@@ -40,21 +41,32 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
   for (let h = 0; h <= settings.maxSteps; h += 1) {
     if (h > 0) encoding.addLayer(candidates);
     if (Date.now() >= settings.deadline) return { kind: "gave-up", reason: timeoutReason(h), horizon: h };
+    if (settings.stopped?.() === true) return { kind: "gave-up", reason: unknownReason("stopped", h), horizon: h };
     const goal = encoding.goalAt(h);
-    if (goal === false) continue;
-    const assumptions: Z3Bool[] = [];
-    if (goal !== true) {
-      const literal = ctx.Bool.const(`goal@${h}`);
-      solver.add(ctx.Implies(literal, goal));
-      assumptions.push(literal);
+    if (goal !== false) {
+      const assumptions: Z3Bool[] = [];
+      if (goal !== true) {
+        const literal = ctx.Bool.const(`goal@${h}`);
+        solver.add(ctx.Implies(literal, goal));
+        assumptions.push(literal);
+      }
+      const started = Date.now();
+      const checked = await guardedCheck(z3, solver, assumptions, settings);
+      settings.onHorizon?.(h, checked.answer, Date.now() - started);
+      if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
+      if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
+      // Unsatisfiable without the goal: no execution of h steps exists, so no longer plan does either.
+      if (assumptions.length === 0 || solver.unsatCore().length() === 0) return { kind: "no-plan", exhausted: h };
     }
-    const started = Date.now();
-    const checked = await guardedCheck(z3, solver, assumptions, settings.deadline);
-    settings.onHorizon?.(h, checked.answer, Date.now() - started);
-    if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
-    if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
-    // Unsatisfiable without the goal: no execution of h steps exists, so no longer plan does either.
-    if (assumptions.length === 0 || solver.unsatCore().length() === 0) return { kind: "no-plan", exhausted: h };
+    // Z3's core need not be minimal, so whether any h-step execution exists at all is asked
+    // outright, at doubling horizons: it ends a hopeless deepening early for a small price.
+    if ((h & (h - 1)) === 0) {
+      const any = await guardedCheck(z3, solver, [], settings);
+      if (any.answer === "unsat") return { kind: "no-plan", exhausted: h };
+      if (any.answer === "unknown") return { kind: "gave-up", reason: unknownReason(any.reason, h), horizon: h };
+      // The goal folded to false when grounding: no action can ever make it true.
+      if (problem.goal.kind === "const" && !problem.goal.value) return { kind: "no-plan", never: true };
+    }
   }
   return { kind: "no-plan" };
 }
@@ -69,8 +81,10 @@ function planOf(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, encodi
 }
 
 function unknownReason(why: string, h: number): string {
+  const plans = `plans of ${h} step${h === 1 ? "" : "s"}`;
+  if (why === "memory") return `the solver reached its memory budget while searching ${plans}`;
+  if (why === "stopped") return `the search was stopped (the planner is closing) while searching ${plans}`;
   if (/timeout|cancel/i.test(why)) return timeoutReason(h);
-  if (why === "memory") return `the solver reached its memory budget while searching plans of ${h} step${h === 1 ? "" : "s"}`;
   return `the solver could not decide whether a plan of ${h} step${h === 1 ? "" : "s"} exists (${why})`;
 }
 

@@ -144,7 +144,10 @@ function numeric(expr: GroundNumeric, k: Knowledge): Simplified<GroundNumeric> {
       const nodes = args.map((a) => a.node);
       const values = nodes.flatMap((n) => (n.kind === "number" ? [n.value] : []));
       const divisorZero = expr.op === "/" && nodes.slice(1).some((n) => n.kind !== "number" || n.value === 0);
-      if (values.length === nodes.length && !divisorZero) return { node: { kind: "number", value: arithmetic(expr.op, values) }, fails: false };
+      const folded = values.length === nodes.length && !divisorZero ? arithmetic(expr.op, values) : Number.NaN;
+      // An overflow to infinity is not folded: Z3 computes such a value exactly, and the
+      // simulator's check of the plan found has the last word on it.
+      if (Number.isFinite(folded)) return { node: { kind: "number", value: folded }, fails: false };
       return { node: { kind: "arithmetic", op: expr.op, args: nodes }, fails: args.some((a) => a.fails) || divisorZero };
     }
   }

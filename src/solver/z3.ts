@@ -1,5 +1,5 @@
 /**
- * Loading and closing Z3 (the `z3-solver` WebAssembly build), and the few Boolean helpers the
+ * Loading and closing Z3 (the `z3-solver` WebAssembly build), and the few Boolean connectives the
  * encoding needs. Z3 starts worker threads that keep Node alive, so every instance must be
  * closed; loading takes a few hundred milliseconds, so an instance is meant to be reused.
  */
@@ -31,27 +31,36 @@ const WATCH_INTERVAL_MS = 200;
 
 export type CheckAnswer = { answer: "sat" | "unsat" } | { answer: "unknown"; reason: string };
 
+/** When a check must end early: the wall clock, and a request to stop (the planner closing). */
+export interface CheckLimits {
+  /** Wall-clock instant (ms since epoch). */
+  deadline: number;
+  stopped?: () => boolean;
+}
+
 /**
- * One `check` under the wall-clock deadline and the memory budget. Z3 runs the check on a
- * worker thread, so this thread can watch and interrupt it; any Z3 error is an "unknown".
+ * One `check` under the deadline, the memory budget and the stop request. Z3 runs the check
+ * on a worker thread, so this thread can watch and interrupt it; any Z3 error is an "unknown".
+ * Reasons: "timeout", "memory", "stopped", or Z3's own.
  */
-export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions: readonly Z3Bool[], deadline: number): Promise<CheckAnswer> {
-  const remaining = deadline - Date.now();
+export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions: readonly Z3Bool[], limits: CheckLimits): Promise<CheckAnswer> {
+  const remaining = limits.deadline - Date.now();
   if (remaining <= 0) return { answer: "unknown", reason: "timeout" };
-  let overMemory = false;
+  if (limits.stopped?.() === true) return { answer: "unknown", reason: "stopped" };
+  let cut: "memory" | "stopped" | undefined;
   const watch = setInterval(() => {
-    if (z3.allocatedBytes() > MEMORY_BUDGET_BYTES) {
-      overMemory = true;
-      z3.ctx.interrupt();
-    }
+    if (cut === undefined && z3.allocatedBytes() > MEMORY_BUDGET_BYTES) cut = "memory";
+    else if (cut === undefined && limits.stopped?.() === true) cut = "stopped";
+    // Repeated on every tick: an interrupt that arrives before the worker starts is lost.
+    if (cut !== undefined) z3.ctx.interrupt();
   }, WATCH_INTERVAL_MS);
   try {
     solver.set("timeout", Math.max(1, Math.ceil(remaining)));
     const answer = await solver.check(...assumptions);
-    if (overMemory) return { answer: "unknown", reason: "memory" };
+    if (cut !== undefined) return { answer: "unknown", reason: cut };
     return answer === "unknown" ? { answer, reason: solver.reasonUnknown() } : { answer };
   } catch (e) {
-    return { answer: "unknown", reason: overMemory ? "memory" : `error: ${e instanceof Error ? e.message : String(e)}` };
+    return { answer: "unknown", reason: cut ?? `error: ${e instanceof Error ? e.message : String(e)}` };
   } finally {
     clearInterval(watch);
   }
@@ -109,12 +118,6 @@ export class Logic {
     if (a === true) return b;
     if (b === false) return this.ctx.Not(a);
     return this.ctx.Implies(a, b);
-  }
-
-  iff(a: B, b: B): B {
-    if (typeof a === "boolean") return a ? b : this.not(b);
-    if (typeof b === "boolean") return b ? a : this.not(a);
-    return a.eq(b);
   }
 
   /** As a Z3 term, for the API calls that take no JS constant. */
