@@ -17,7 +17,7 @@
  * the row, so further figures (a solver's, say) are one more field and one more column.
  */
 import { simulatePlan } from "../src/formal/simulate.js";
-import { createPlanner } from "../src/solver/index.js";
+import { createIsolatedPlanner } from "../src/solver/isolated-planner.js";
 import type { Planner } from "../src/solver/index.js";
 import type { Verdict, Verification } from "../src/formal/simulate.js";
 import type { FormalModel } from "../src/formal/model.js";
@@ -275,7 +275,8 @@ function printSolverTable(rows: readonly SolverFigures[]): void {
 }
 
 async function reportSolver(shapes: ReturnType<typeof loadBenchShapes>): Promise<void> {
-  const planner = await createPlanner();
+  // The planner's own process: a problem that exhausts Z3's memory is a figure, not the end of the run.
+  const planner = createIsolatedPlanner();
   try {
     const rows: SolverFigures[] = [];
     for (const name of PROBLEM_NAMES) rows.push(await solverFigures(planner, name, shapes));

@@ -141,8 +141,9 @@ async function runStart(config: Config, log: Logger): Promise<void> {
 
 async function runSolver(config: Config, log: Logger): Promise<void> {
   const { ReferenceSolver } = await import("./reference-solver/index.js");
-  const { createPlanner } = await import("./solver/index.js");
-  const planner = await createPlanner();
+  const { createIsolatedPlanner } = await import("./solver/isolated-planner.js");
+  // Z3 runs in a child process: running out of memory there costs one answer, not the agent.
+  const planner = createIsolatedPlanner();
   const solver = new ReferenceSolver(config, { maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs }, planner, log);
   stopOnSignals(log, async () => {
     try {

@@ -17,7 +17,7 @@ import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalP
 import { createLogger } from "../log.js";
 import { MessageType } from "../protocol/vocab.js";
 import { ReferenceSolver } from "../reference-solver/index.js";
-import { createPlanner } from "../solver/index.js";
+import { createIsolatedPlanner } from "../solver/isolated-planner.js";
 import { SessionStore } from "../store/index.js";
 import { RoomTranscript } from "./room-transcript.js";
 
@@ -72,7 +72,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await alice.waitFor((l) => l.nick === "planner", 5000);
 
     // The reference solver: a peer like the others, with its own account, nick and log.
-    const planner = await createPlanner();
+    const planner = createIsolatedPlanner();
     stoppers.push(() => planner.close());
     const solverConfig: Config = { ...config, nick: "Solver", xmpp: { ...config.xmpp, username: "solver", password: accounts.solver as string, resource: "Solver" } };
     const solver = new ReferenceSolver(solverConfig, { maxPlanSteps: 20, planningTimeoutMs: 10_000 }, planner, createLogger({ level: "info", pretty: false, destination: join(dir, "solver.log") }));
