@@ -80,8 +80,15 @@ export function evaluate(cond: Condition, bindings: Bindings, ev: Evaluation): O
       return cond.parts.some((p) => evaluate(p, bindings, ev).holds) ? HOLDS : { holds: false, failed: formatCondition(cond, bindings) };
     case "not":
       return evaluate(cond.part, bindings, ev).holds ? { holds: false, failed: formatCondition(cond, bindings) } : HOLDS;
-    case "imply":
-      return evaluate(cond.antecedent, bindings, ev).holds ? evaluate(cond.consequent, bindings, ev) : HOLDS;
+    case "imply": {
+      if (!evaluate(cond.antecedent, bindings, ev).holds) return HOLDS;
+      const outcome = evaluate(cond.consequent, bindings, ev);
+      if (outcome.holds) return outcome;
+      // The consequent is the smallest false part; the antecedent's instance says why it had to
+      // hold ("(at farmer left) is false, while (and (at wolf left) (at goat left)) holds").
+      const because = `while ${formatCondition(cond.antecedent, bindings)} holds`;
+      return { ...outcome, detail: outcome.detail ? `${outcome.detail}, ${because}` : because };
+    }
     case "forall": {
       let found: Outcome = HOLDS;
       instances(cond.variables, bindings, ev, (inner) => {

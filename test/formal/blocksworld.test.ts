@@ -53,6 +53,8 @@ describe("the Blocksworld model", () => {
   it("says which constraint broke and the values involved", () => {
     const v = simulatePlan(model, ["unstack(c, a)", "put-down(c)", "pick-up(a)", "stack(a, c)"]);
     expect(v.reason).toContain("does not hold after step 4 (stack(a, c))");
+    // An implication names the instance that made its consequent necessary.
+    expect(v.reason).toContain("(not (exists (?y - block) (on ?y c))) is false (while (fragile c) holds)");
     const moves = simulatePlan(model, LIFT_FIVE);
     expect(moves.reason).toContain("(moves) is 5");
   });
