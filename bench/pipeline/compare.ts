@@ -1,0 +1,86 @@
+/**
+ * Are two validations the same? Results are compared as multisets of keys.
+ *
+ * Blank nodes: the two pipelines label them differently (the product `c2a_17`, a stock
+ * N3.Parser `b3_…`), so a blank node is described the product's way (renderNode: its name,
+ * else "mfr:hasPrecondition of <…#deliver5>", else its type) and every `_:label` in that
+ * description is then replaced by `_:`. Two blank nodes with the same description become
+ * the same key; the multiset still counts both.
+ */
+import type { Store } from "n3";
+import type { Term } from "@rdfjs/types";
+import { renderNode, renderPath } from "../../src/model/finding-text.js";
+import type { ValidationOutcome } from "../../src/model/validate.js";
+import type { Report } from "./stock.js";
+
+const SH = "http://www.w3.org/ns/shacl#";
+/** How analysis.ts words the findings it adds for formal expressions (not SHACL results). */
+const FORMAL_FINDING = "Formal expression does not parse";
+
+export function unlabel(text: string): string {
+  return text.replace(/_:[^\s)"]+/g, "_:");
+}
+
+function local(term: Term | null | undefined): string {
+  if (!term) return "-";
+  return term.value.startsWith(SH) ? term.value.slice(SH.length) : term.value;
+}
+
+function node(store: Store, term: Term | null | undefined, coordinatorGraphIri: string): string {
+  if (!term) return "-";
+  if (term.termType === "Literal") return JSON.stringify([term.value, term.language, term.datatype.value]);
+  return unlabel(renderNode(store, term, coordinatorGraphIri));
+}
+
+/** Full keys from a raw SHACL report: severity, focus node, path, source shape, component, value. */
+export function reportKeys(report: Report, store: Store, coordinatorGraphIri: string): string[] {
+  return report.results
+    .map((r) =>
+      [
+        local(r.severity),
+        node(store, r.focusNode, coordinatorGraphIri),
+        r.path ? renderPath(r.dataset, r.path) : "-",
+        r.sourceShape?.termType === "BlankNode" ? "_:" : local(r.sourceShape),
+        local(r.sourceConstraintComponent).replace(/ConstraintComponent$/, ""),
+        node(store, r.value, coordinatorGraphIri),
+      ].join(" | "),
+    )
+    .sort();
+}
+
+/** What the product's findings keep of a result: severity, focus node and path. */
+export function findingKeysOfReport(report: Report, store: Store, coordinatorGraphIri: string): string[] {
+  return report.results
+    .map((r) => [severityWord(r.severity), node(store, r.focusNode, coordinatorGraphIri), r.path ? renderPath(r.dataset, r.path) : "-"].join(" | "))
+    .sort();
+}
+
+export function findingKeysOfOutcome(outcome: ValidationOutcome): { keys: string[]; formal: number } {
+  const shacl = outcome.results.filter((f) => !f.message.startsWith(FORMAL_FINDING));
+  return {
+    keys: shacl.map((f) => [f.severity, unlabel(f.focusNode), f.path ?? "-"].join(" | ")).sort(),
+    formal: outcome.results.length - shacl.length,
+  };
+}
+
+function severityWord(term: Term | null | undefined): string {
+  const word = local(term);
+  return word === "Warning" || word === "Info" ? word : "Violation";
+}
+
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key, i) => key === b[i]);
+}
+
+/** The first few keys found on one side only, for a failing check. */
+export function difference(a: readonly string[], b: readonly string[], limit = 5): string[] {
+  const count = new Map<string, number>();
+  for (const key of b) count.set(key, (count.get(key) ?? 0) + 1);
+  const onlyA: string[] = [];
+  for (const key of a) {
+    const n = count.get(key) ?? 0;
+    if (n > 0) count.set(key, n - 1);
+    else onlyA.push(key);
+  }
+  return onlyA.slice(0, limit);
+}
