@@ -10,6 +10,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { joinParts } from "../../src/shell/contribution-parts.js";
+import type { CheckAnswer } from "../../src/model/model-worker.js";
 import { SessionHost, type ModelService } from "../../src/shell/session-host.js";
 import { verifyStore } from "../../src/shell/sent-check.js";
 import type { RenderContext } from "../../src/shell/outgoing.js";
@@ -22,10 +23,11 @@ const RENDER: RenderContext = { room: "room@conference.localhost", logRoom: unde
 const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0 };
 /** A checker that counts one triple per line ending in " ." (directives aside) and calls "BROKEN" a syntax error at line 2. */
 const MODELS: ModelService = {
-  check: async ({ turtle }) =>
-    turtle.includes("BROKEN")
-      ? { ok: true, check: { ok: false, error: { message: "Unexpected end of input", line: 2, column: 5 } } }
-      : { ok: true, check: { ok: true, tripleCount: turtle.split("\n").filter((l) => l.endsWith(" .") && !l.startsWith("@")).length, counts: COUNTS } },
+  check: async ({ turtle }): Promise<CheckAnswer> => {
+    if (turtle.includes("BROKEN")) return { ok: true, check: { ok: false, error: { message: "Unexpected end of input", line: 2, column: 5 } } };
+    const triples = turtle.split("\n").filter((l) => l.endsWith(" .") && !l.startsWith("@")).length;
+    return { ok: true, check: { ok: true, tripleCount: triples, counts: { ...COUNTS, triples } } };
+  },
   analyse: () => new Promise(() => undefined),
 };
 const dirs: string[] = [];
