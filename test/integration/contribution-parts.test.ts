@@ -8,7 +8,7 @@
  *
  * The end-to-end case sends ~50k triples; MFR_PARTS_TRIPLES=100000 makes it larger, and it
  * prints the time to the validation result and the coordinator's peak RSS (README,
- * "Contributions in parts").
+ * "Contributions in parts"); MFR_PARTS_TRACE=1 also prints when each step was logged.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
