@@ -11,6 +11,7 @@ import { decodeNegotiation } from "./protocol/negotiation.js";
 import { problemFits, proposalFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
+import { partsLimits, readPartNumber } from "./shell/contribution-parts.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { privateMessage, renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
@@ -115,6 +116,7 @@ export class Coordinator {
       now: this.now,
       ...(this.store ? { journal: this.store } : {}),
       deadlineRoom: (session) => this.chooser.deadlineRoom(session),
+      parts: partsLimits(this.config.limits.maxTriplesPerContribution, this.config.limits.maxInboundBytes),
     });
   }
 
@@ -274,15 +276,28 @@ export class Coordinator {
     const evidence = (what: "contribution" | "proposal" | "other") => this.chooser.protocolFrom(this.occupantFacts(context), what);
 
     switch (payload.mode) {
-      case Mode.ModelFirstRDF:
+      case Mode.ModelFirstRDF: {
         // A contribution in parts counts once, at its first part.
-        evidence(/^\s*(?!1\s*\/)\d+\s*\//.test(context.decoded.siblings.modelPart ?? "") ? "other" : "contribution");
+        const modelPart = context.decoded.siblings.modelPart;
+        evidence(/^\s*(?!1\s*\/)\d+\s*\//.test(modelPart ?? "") ? "other" : "contribution");
         if (!sessionId) {
           await this.replyPrivately(context, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
           return;
         }
-        await this.sessions.contribute(sessionId, from, payload.content);
+        if (modelPart === undefined) {
+          await this.sessions.contribute(sessionId, from, payload.content);
+          return;
+        }
+        // One part of a contribution too large for one stanza: assembled at the edge (shell/contribution-parts.ts).
+        const part = readPartNumber(modelPart);
+        if (!part.ok) {
+          this.log.info({ sender: context.from.label, sessionId, modelPart }, "contribution part with an unreadable modelPart refused");
+          await this.replyPrivately(context, wording.badModelPart(sessionId, modelPart, part.error));
+          return;
+        }
+        await this.sessions.contributePart(sessionId, from, part.part, payload.content);
         return;
+      }
       case Mode.ModelNegotiation: {
         const decoded = decodeNegotiation(payload.content, payload.messageType);
         evidence(decoded.ok && decoded.message.type === "SolutionProposal" ? "proposal" : "other");

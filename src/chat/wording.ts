@@ -14,6 +14,8 @@ export const wording = {
   occupantsOnly: () => `Only occupants of the room can do that. Join the room first.`,
   throttled: () => `You are sending too fast; I will ignore your messages for a little while.`,
   tooLarge: (bytes: number, limit: number) => `Your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
+  badModelPart: (sessionId: string, modelPart: string, error: string) =>
+    `Your contribution to ${sessionId.slice(0, 40)} has modelPart "${modelPart.slice(0, 20)}", which I cannot read (${error}); it was not used.`,
   noSuchSession: (id: string) => `There is no session "${id}". Say "mfr-list" for the sessions.`,
   problemTooLarge: (bytes: number, max: number) =>
     `That problem is ${formatBytes(bytes)} as I would send it; a problem may take at most ${formatBytes(max)}, so that every request quoting it fits in one message. No session was started: shorten the problem and put the detail in a model contribution.`,

@@ -8,7 +8,7 @@ import { missingAgents, missingProposers } from "./windows.js";
 import { verdictWords } from "./verdicts.js";
 import { sameAgent } from "./identity.js";
 import { goalsSatisfied, rankedProposals } from "./ranking.js";
-import type { Contribution, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
+import type { Contribution, ContributionParts, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 import { localName, type InformalPart } from "../formal/index.js";
 
 const SUMMARY_MAX_LINES = 15;
@@ -45,11 +45,11 @@ export const sessionWording = {
       `Session ${s.id} started by ${s.startedBy.nick}: "${clip(s.problem, 150)}". Asking ${s.requestedAgents ? plural(s.requestedAgents.length, "chosen agent") : "all agents"} for model contributions, open for ${seconds(s.settings.contributionTimeoutMs)}.`,
       ROOM_LINE_MAX,
     ),
-  contributionAccepted: (s: Session, c: Contribution, replaced: boolean) =>
-    `Contribution ${replaced ? "replaced" : "received"} for ${s.id}: ${plural(c.tripleCount, "triple")} (${describeCounts(c.counts)}).${c.requested ? "" : " You were not asked in this round, but it is accepted and attributed to you."}`,
+  contributionAccepted: (s: Session, c: Contribution, replaced: boolean, parts?: number) =>
+    `Contribution ${replaced ? "replaced" : "received"} for ${s.id}${parts !== undefined ? ` (${plural(parts, "part")})` : ""}: ${plural(c.tripleCount, "triple")} (${describeCounts(c.counts)}).${c.requested ? "" : " You were not asked in this round, but it is accepted and attributed to you."}`,
   /** The location is said once: by the parser's message when it has it (model/syntax-error.ts), else here. */
-  contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean, refused = false) =>
-    `Your contribution to ${s.id} ${refused ? "was refused" : "is not valid Turtle"}${line !== null && !/\bline \d+/.test(message) ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message.replace(/\.$/, "")}. ${kept ? "Your earlier contribution still stands; send" : "Nothing from you is in the model yet; send"} a corrected one.`,
+  contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean, refused = false, parts?: ContributionParts) =>
+    `${parts?.refusedPart !== undefined ? `Part ${parts.refusedPart}/${parts.n} of your contribution` : `Your contribution`} to ${s.id}${parts && parts.refusedPart === undefined ? ` (${plural(parts.n, "part")})` : ""} ${refused ? "was refused" : "is not valid Turtle"}${line !== null && !/\bline \d+/.test(message) ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message.replace(/\.$/, "")}.${parts?.refusedPart !== undefined ? ` None of the ${plural(parts.n, "part")} is used.` : ""} ${kept ? "Your earlier contribution still stands; send" : "Nothing from you is in the model yet; send"} a corrected one${parts ? ", from part 1" : ""}.`,
   heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
     `The nick ${nick} sent to ${s.id} earlier as someone else (another account, or an occupant who has since left the room); this ${what} was not accepted and theirs stands.`,
   contributionWhileValidating: (s: Session, kept: boolean) =>
@@ -62,6 +62,34 @@ export const sessionWording = {
     s.phase === "complete"
       ? `Session ${s.id} is already complete; your contribution was not used.`
       : `The model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
+  /** A contribution in parts that will not be completed; the sender is told once. */
+  partsDropped: (id: string, got: { received: number; n: number }, why: "closed" | "complete" | "evicted", kept: boolean) =>
+    `Your contribution to ${id} in ${plural(got.n, "part")} was not used: ${
+      why === "closed"
+        ? `only ${got.received} of its ${plural(got.n, "part")} had arrived when the model was closed`
+        : why === "complete"
+          ? `the session completed when only ${got.received} of its ${plural(got.n, "part")} had arrived`
+          : `too many incomplete contributions were waiting for their parts and it was the least recently fed (${got.received} of ${got.n} parts had arrived); send it again from part 1`
+    }.${kept ? " Your earlier contribution still stands." : ""}`,
+  /** A part that does not fit the series in progress (see shell/contribution-parts.ts). */
+  partRefused: (
+    id: string,
+    part: { k: number; n: number },
+    why: { reason: "no-first-part" } | { reason: "other-count"; pendingN: number } | { reason: "too-large"; maxBytes: string },
+    kept: boolean,
+  ) =>
+    `Part ${part.k}/${part.n} of your contribution to ${id} was not used: ${
+      why.reason === "no-first-part"
+        ? `no part 1/${part.n} came before it (it never came, it was refused, or I restarted, which loses contributions still incomplete)`
+        : why.reason === "other-count"
+          ? `your contribution in progress has ${plural(why.pendingN, "part")}, not ${part.n}, so both were dropped`
+          : `with it, the parts would hold more than ${why.maxBytes} of Turtle, the most one contribution may, so the contribution was dropped`
+    }. Its other parts are ignored until a new part 1; send the contribution again from part 1.${kept ? " Your earlier contribution still stands." : ""}`,
+  /** Part 1 of a contribution for a session whose model is closed (or that is complete). */
+  partsTooLate: (s: Session) =>
+    s.phase === "complete"
+      ? `Session ${s.id} is already complete; your contribution in parts was not used.`
+      : `The model of ${s.id} is already closed and with the solvers; your contribution in parts was not used.`,
   unknownSession: (id: string | undefined) =>
     id ? `There is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `That message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
   proposalTooEarly: (s: Session) => `Session ${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,

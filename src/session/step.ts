@@ -177,10 +177,11 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   if (!input.check.ok) {
     const { message, line, column } = input.check;
     if (session.rejected.length < MAX_REJECTED) {
-      session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}: ` : ""}${message}` });
+      const where = `${input.parts?.refusedPart !== undefined ? `part ${input.parts.refusedPart}/${input.parts.n} ` : ""}${line !== null ? `line ${line}${column !== null ? `:${column}` : ""}` : ""}`.trim();
+      session.rejected.push({ agent: nick, receivedAt: s.now, round: session.round, reason: `${where ? `${where}: ` : ""}${message}` });
     }
-    s.tellAgent(input.from, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true));
-    s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column });
+    s.tellAgent(input.from, say.contributionUnparsable(session, message, line, column, previous !== undefined, input.check.refused === true, input.parts));
+    s.log("info", "unparsable contribution", { sessionId: session.id, agent: nick, line, column, ...(input.parts ? { part: input.parts.refusedPart ?? null, parts: input.parts.n } : {}) });
     return;
   }
 
@@ -188,8 +189,8 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   if (key && key !== nick) delete session.contributions[key];
   session.contributions[nick] = contribution;
   session.contributionsVersion++;
-  s.tellAgent(input.from, say.contributionAccepted(session, contribution, previous !== undefined));
-  s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined });
+  s.tellAgent(input.from, say.contributionAccepted(session, contribution, previous !== undefined, input.parts?.n));
+  s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined, ...(input.parts ? { parts: input.parts.n } : {}) });
 
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
     s.log("info", "every expected agent has contributed; merging early", { sessionId: session.id, round: session.round });

@@ -76,6 +76,12 @@ export type ContributionCheck =
   /** `refused`: readable, but against a rule (a limit, no statements); otherwise a syntax error. */
   | { ok: false; message: string; line: number | null; column: number | null; refused?: true };
 
+/** How a contribution sent in parts arrived (see the contribution input). */
+export interface ContributionParts {
+  n: number;
+  refusedPart?: number;
+}
+
 export interface Contribution {
   agent: string;
   agentJid: string | undefined;
@@ -307,7 +313,12 @@ export type Input =
   | { kind: "choice"; sessionId: SessionId; by: Requester; choice: "all" | number[] }
   /** `approve <id>` / `reject <id>`. */
   | { kind: "approval"; sessionId: SessionId; by: Requester; approved: boolean }
-  | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck }
+  /**
+   * A Turtle contribution with its check. `parts`: it came in `n` parts (PROTOCOL.md), and
+   * `turtle` is their union; with `refusedPart`, it is that one part, which failed its check
+   * on arrival (the series it belonged to is dropped).
+   */
+  | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck; parts?: ContributionParts }
   | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
   /** `room`: the room when a debate's deadline fired, to fall back on. */

@@ -10,10 +10,12 @@ import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, emptySessions, step } from "../session/step.js";
-import { sameParticipant } from "../session/identity.js";
+import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
+import { formatBytes } from "../chat/wording.js";
+import { ContributionAssembler, joinParts, partsLimits, type PartNumber, type PartOutcome, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
 import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
@@ -75,6 +77,8 @@ export interface SessionHostOptions {
   journal?: SessionJournal;
   /** The room as it is now, for a debate whose deadline fires (its fallback is chosen from it). */
   deadlineRoom?: (session: Session) => RoomView | undefined;
+  /** Bounds on contributions in parts; by default `partsLimits(maxTriplesPerContribution, 224 KiB)`. */
+  parts?: PartsLimits;
 }
 
 /** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
@@ -94,6 +98,14 @@ export interface SessionPlan {
 /** Bytes left for n3's blank-node label prefixes (`b12_`) in a statement measured on arrival. */
 const BLANK_LABEL_MARGIN = 64;
 
+/** What the core is told about input for a session it does not know (it answers "no such session"). */
+const UNKNOWN_SESSION: ContributionCheck = { ok: false, message: "unknown session", line: null, column: null };
+
+/** Who a series of parts belongs to: the identity the core attributes contributions by. */
+function senderKey(from: Participant): string {
+  return from.identity ?? (from.jid !== undefined ? `jid:${from.jid.toLowerCase()}` : `nick:${from.nick.toLowerCase()}`);
+}
+
 /** Completed sessions kept in memory for mfr-status/mfr-list when there is no journal. */
 const COMPLETED_KEPT = 200;
 
@@ -102,9 +114,14 @@ export class SessionHost {
   private readonly timers: DeadlineTimers;
   /** Outgoing messages are chained so they leave in the order the core produced them. */
   private sending: Promise<void> = Promise.resolve();
+  /** Contributions in parts still incomplete (not inputs of the core until complete; not journaled). */
+  private readonly parts: ContributionAssembler<Participant>;
+  /** Parts of one series are taken one after another, in arrival order (series key → the latest). */
+  private readonly partsInOrder = new Map<string, Promise<void>>();
 
   constructor(private readonly options: SessionHostOptions) {
     this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
+    this.parts = new ContributionAssembler(options.parts ?? partsLimits(options.settings.maxTriplesPerContribution, 224 * 1024));
   }
 
   get sessions(): Sessions {
@@ -186,9 +203,141 @@ export class SessionHost {
     if (this.answeredFromArchive(sessionId, from, (s) => sessionWording.contributionTooLate(s, true))) return;
     if (!this.state.byId[sessionId]) {
       // The core answers "no such session"; no need to parse anything.
-      this.apply({ kind: "contribution", sessionId, from, turtle, check: { ok: false, message: "unknown session", line: null, column: null } });
+      this.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION });
       return;
     }
+    this.apply({ kind: "contribution", sessionId, from, turtle, check: await this.check(sessionId, from, turtle) });
+  }
+
+  /**
+   * One part of a contribution sent in parts (PROTOCOL.md, "ModelFirstRDF contributions").
+   * Each part is checked alone as it arrives, so a broken one is named at once; the parts of
+   * one series are kept at the edge (shell/contribution-parts.ts) until all n are in, and
+   * their union goes to the core as one contribution. Parts of one sender and session are
+   * taken in arrival order.
+   */
+  contributePart(sessionId: string, from: Participant, part: PartNumber, turtle: string): Promise<void> {
+    const key = { sessionId, sender: senderKey(from) };
+    const id = `${sessionId}\u0000${key.sender}`;
+    const previous = this.partsInOrder.get(id) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.takePart(key, from, part, turtle))
+      .catch((err: unknown) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a contribution part"));
+    this.partsInOrder.set(id, next);
+    void next.then(() => {
+      if (this.partsInOrder.get(id) === next) this.partsInOrder.delete(id);
+    });
+    return next;
+  }
+
+  private async takePart(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, turtle: string): Promise<void> {
+    const { log } = this.options;
+    const { sessionId } = key;
+    const label = `${part.k}/${part.n}`;
+    if (!this.openForParts(sessionId)) {
+      // Answered once per contribution (at its part 1), so echoed or replayed parts cost one line.
+      if (part.k === 1) this.answerClosed(sessionId, from);
+      else log.debug({ sessionId, agent: from.nick, part: label }, "contribution part for a session not taking contributions dropped");
+      return;
+    }
+    if (this.parts.isQuiet(key, part)) {
+      log.debug({ sessionId, agent: from.nick, part: label }, "part of a refused contribution dropped");
+      return;
+    }
+    const check = await this.check(sessionId, from, turtle);
+    if (!this.openForParts(sessionId)) {
+      log.debug({ sessionId, agent: from.nick, part: label }, "contribution part arrived as the model closed; dropped");
+      return;
+    }
+    if (!check.ok) {
+      this.parts.refuse(key, from, part.n);
+      this.apply({ kind: "contribution", sessionId, from, turtle, check, parts: { n: part.n, refusedPart: part.k } });
+      return;
+    }
+    const outcome = this.parts.offer(key, from, part, turtle);
+    for (const dropped of outcome.evicted) {
+      log.warn({ sessionId: dropped.sessionId, agent: dropped.from.nick, received: dropped.received, parts: dropped.n }, "incomplete contribution in parts dropped: too many waiting");
+      this.tellDropped(dropped, "evicted");
+    }
+    this.onPartOutcome(key, from, part, outcome);
+    if (outcome.kind !== "complete") return;
+    const union = outcome.parts.length === 1 ? (outcome.parts[0] ?? "") : joinParts(outcome.parts, sessionBaseIri(sessionId));
+    const unionCheck = outcome.parts.length === 1 ? check : await this.check(sessionId, from, union);
+    this.apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } });
+  }
+
+  private onPartOutcome(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, outcome: PartOutcome<Participant>): void {
+    const { log } = this.options;
+    const context = { sessionId: key.sessionId, agent: from.nick, part: `${part.k}/${part.n}` };
+    if ((outcome.kind === "waiting" || outcome.kind === "complete") && outcome.restarted) {
+      log.info({ ...context, dropped: `${outcome.restarted.received} of ${outcome.restarted.n}` }, "contribution in parts started over by a new part 1");
+    }
+    switch (outcome.kind) {
+      case "waiting":
+        log.debug({ ...context, received: outcome.received }, "contribution part received");
+        return;
+      case "complete":
+        log.debug(context, "contribution part received; all parts are in");
+        return;
+      case "ignored":
+        log.debug(context, "part of a refused contribution dropped");
+        return;
+      case "refused": {
+        const why =
+          outcome.reason === "other-count"
+            ? { reason: outcome.reason, pendingN: outcome.pending?.n ?? part.n }
+            : outcome.reason === "too-large"
+              ? { reason: outcome.reason, maxBytes: formatBytes(this.parts.limits.maxBytesPerContribution) }
+              : { reason: outcome.reason };
+        log.info({ ...context, reason: outcome.reason, dropped: outcome.pending ? `${outcome.pending.received} of ${outcome.pending.n}` : null }, "contribution part refused");
+        this.tellPrivately(key.sessionId, from, sessionWording.partRefused(key.sessionId, part, why, this.hasContribution(key.sessionId, from)));
+        return;
+      }
+    }
+  }
+
+  /** Whether a session takes contributions (in parts) now: it exists and its model is not yet closed. */
+  private openForParts(sessionId: string): boolean {
+    const s = this.state.byId[sessionId];
+    return s !== undefined && s.phase !== "reasoning" && s.phase !== "complete";
+  }
+
+  /** Part 1 of a contribution for a session that is unknown, archived or closed: one answer. */
+  private answerClosed(sessionId: string, from: Participant): void {
+    if (this.answeredFromArchive(sessionId, from, sessionWording.partsTooLate)) return;
+    const session = this.state.byId[sessionId];
+    // The core answers "no such session" (and logs nothing).
+    if (!session) this.apply({ kind: "contribution", sessionId, from, turtle: "", check: UNKNOWN_SESSION });
+    else this.tellPrivately(sessionId, from, sessionWording.partsTooLate(session));
+  }
+
+  /** Contributions in parts of a session that stopped taking contributions are dropped, and their senders told. */
+  private dropClosedParts(sessionId: string): void {
+    if (this.openForParts(sessionId) || !this.parts.hasSession(sessionId)) return;
+    const why = this.state.byId[sessionId]?.phase === "reasoning" ? "closed" : "complete";
+    for (const dropped of this.parts.dropSession(sessionId)) {
+      this.options.log.info({ sessionId, agent: dropped.from.nick, received: dropped.received, parts: dropped.n }, "incomplete contribution in parts not used: the model closed");
+      this.tellDropped(dropped, why);
+    }
+  }
+
+  private tellDropped(dropped: PendingSummary<Participant>, why: "closed" | "complete" | "evicted"): void {
+    this.tellPrivately(dropped.sessionId, dropped.from, sessionWording.partsDropped(dropped.sessionId, dropped, why, this.hasContribution(dropped.sessionId, dropped.from)));
+  }
+
+  /** Whether the session holds a contribution of this agent (so "your earlier contribution still stands"). */
+  private hasContribution(sessionId: string, from: Participant): boolean {
+    const s = this.state.byId[sessionId];
+    return s !== undefined && Object.keys(s.contributions).some((nick) => sameAgent(nick, from.nick));
+  }
+
+  /** An answer to one agent from the shell, not a step of the core: not logged, so not replayed. */
+  private tellPrivately(sessionId: string, to: Participant, text: string): void {
+    this.queueSend({ sessionId, stanza: privateMessage(to.room ?? this.options.render.room, to.nick, text), what: "tell privately" }, undefined);
+  }
+
+  /** Checks a contribution (or one part) alone in the model worker: syntax, limits, what it adds. */
+  private async check(sessionId: string, from: Participant, turtle: string): Promise<ContributionCheck> {
     const base = sessionBaseIri(sessionId);
     const answer = await this.options.models.check({
       turtle,
@@ -199,12 +348,11 @@ export class SessionHost {
       maxStatementBytes: maxModelStatementBytes(sessionId, this.options.render) - BLANK_LABEL_MARGIN,
       skolemBase: base,
     });
-    const check: ContributionCheck = !answer.ok
+    return !answer.ok
       ? { ok: false, message: `it could not be checked (${answer.error})`, line: null, column: null }
       : answer.check.ok
         ? { ok: true, tripleCount: answer.check.tripleCount, counts: answer.check.counts }
         : { ok: false, message: answer.check.error.message, line: answer.check.error.line, column: answer.check.error.column, ...(answer.check.error.refused ? { refused: true as const } : {}) };
-    this.apply({ kind: "contribution", sessionId, from, turtle, check });
   }
 
   propose(sessionId: string, from: Participant, solution: SolutionBody): void {
@@ -306,6 +454,7 @@ export class SessionHost {
       const { state, effects } = step(this.state, input, at);
       this.state = state;
       this.carryOut(input.sessionId, effects, at, logged);
+      this.dropClosedParts(input.sessionId);
     } catch (err) {
       this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to apply a session input");
     }

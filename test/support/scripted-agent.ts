@@ -61,6 +61,16 @@ export class ScriptedAgent {
     await this.peer.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } });
   }
 
+  /** One part of a contribution in parts: `modelPart` = "k/n" beside `sessionId` (PROTOCOL.md). */
+  async contributePart(sessionId: string, turtle: string, modelPart: string, room = this.room): Promise<void> {
+    await this.peer.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId, modelPart } });
+  }
+
+  /** A contribution in `parts.length` parts, sent in `order` (part numbers from 1; by default 1..n). */
+  async contributeInParts(sessionId: string, parts: readonly string[], order: readonly number[] = parts.map((_, i) => i + 1), room = this.room): Promise<void> {
+    for (const k of order) await this.contributePart(sessionId, parts[k - 1] ?? "", `${k}/${parts.length}`, room);
+  }
+
   async propose(sessionId: string, solution: Record<string, unknown>, room = this.room): Promise<void> {
     // Pretty-printed, no messageType attribute, short type name: as liberal as real peers.
     await this.peer.sendGroupchat(room, {
