@@ -106,13 +106,13 @@ describe("what a contribution may not be", () => {
     expect(parseContribution(text, opts("alice")).ok).toBe(true);
   });
 
-  it("checks the nesting of a 200 KB contribution quickly", () => {
+  // Speed is for bench/, not tests: this checks a contribution of the largest size that fits
+  // one stanza, with thousands of shallow blank nodes, passes the nesting check.
+  it("passes a 200 KB contribution of many shallow blank nodes", () => {
     const statement = (i: number) => `<#e${i}> a mfr:Entity ; mfr:entityType "Truck" ; mfr:hasEffect [ mfr:expression "(at truck${i} depot)" ] .\n`;
     let text = PREFIX;
     for (let i = 0; text.length < 200_000; i++) text += statement(i);
-    const started = performance.now();
     expect(checkNesting(text)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(250);
   });
 });
 

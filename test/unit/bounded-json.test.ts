@@ -18,9 +18,7 @@ describe("readBoundedJson", () => {
 
   it("refuses nesting past the depth limit before parsing, and says where", () => {
     const deep = `{"solution":{"extra":${nested(10_000)}}}`;
-    const started = performance.now();
     const error = refusal(deep);
-    expect(performance.now() - started).toBeLessThan(50);
     expect(error).toMatchObject({ kind: "limit", limit: "maxDepth" });
     expect(error.message).toBe("solution.extra[0][0][0][0]… is nested deeper than 32 levels");
     expect(refusal(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ limit: "maxDepth", path: "[0][0][0][0][0][0]…" });
