@@ -22,7 +22,8 @@ const counts = { entities: 20, stateVariables: 0, actions: 0, constraints: 0, go
 
 const models: ModelService = {
   check: async () => ({ ok: true, check: { ok: true, tripleCount: 60, counts: { ...counts, triples: 60 } } }),
-  analyse: async (job) => ({
+  // As a worker would: the host logs the start of the job (the validation clock), then the answer.
+  analyse: async (job, options) => (options?.onStart?.(), await Promise.resolve(), {
     ok: true,
     analysis: {
       validation: { conforms: true, violations: 0, warnings: 0, results: [], summary: "The model conforms." },
@@ -52,7 +53,7 @@ function memory(): { rss: number; heap: number } {
 async function run(label: string, journal: SessionJournal | undefined, count: number): Promise<void> {
   const host = new SessionHost({
     render: { room: "bench@conference.localhost", logRoom: undefined, maxStanzaBytes: 200 * 1024 },
-    settings: { contributionTimeoutMs: 60_000, validationTimeoutMs: 10_000, reasoningTimeoutMs: 60_000, maxFixRounds: 2, maxTriplesPerContribution: 20_000, debateTimeoutMs: 60_000 },
+    settings: { contributionTimeoutMs: 60_000, validationTimeoutMs: 10_000, reasoningTimeoutMs: 60_000, maxFixRounds: 2, maxTriplesPerContribution: 20_000, debateTimeoutMs: 60_000, validationClockStartsInWorker: true },
     maxLiveSessions: 1_000_000,
     models,
     outlet: { send: async () => undefined },

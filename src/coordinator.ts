@@ -5,7 +5,7 @@ import { helpText } from "./chat/help.js";
 import type { OccupantFacts } from "./catalog/catalog.js";
 import { wording } from "./chat/wording.js";
 import type { Config } from "./config/schema.js";
-import { ModelWorker } from "./model/model-worker.js";
+import { defaultWorkerCount, ModelWorker } from "./model/model-worker.js";
 import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
 import { decodeNegotiation } from "./protocol/negotiation.js";
 import { problemFits, proposalFits } from "./protocol/outbound.js";
@@ -91,7 +91,12 @@ export class Coordinator {
       discover: (nick) => this.connection.discoFeatures(`${bareJid(this.config.room)}/${nick}`),
       ...(this.store ? { journal: this.store } : {}),
     });
-    this.models = new ModelWorker({ shapesPath: this.config.mfr.shapesPath, timeoutMs: this.config.mfr.validationTimeoutMs });
+    this.models = new ModelWorker({
+      shapesPath: this.config.mfr.shapesPath,
+      timeoutMs: this.config.mfr.validationTimeoutMs,
+      workers: this.config.mfr.modelWorkers ?? defaultWorkerCount(),
+      maxQueued: this.config.limits.maxQueuedModelJobs,
+    });
     this.sessions = new SessionHost({
       render: renderContextOf(this.config),
       settings: {
@@ -103,6 +108,7 @@ export class Coordinator {
         maxTriplesPerContribution: this.config.limits.maxTriplesPerContribution,
         debateTimeoutMs: this.config.mfr.debateTimeoutMs,
         quietPeriodMs: this.config.mfr.quietPeriodMs,
+        validationClockStartsInWorker: true,
       },
       maxLiveSessions: this.config.limits.maxLiveSessions,
       maxLiveSessionsPerPerson: this.config.limits.maxLiveSessionsPerPerson,
@@ -144,8 +150,9 @@ export class Coordinator {
       // A chosen agent that leaves before it is asked is dropped or replaced, never waited for.
       if (gone) for (const departure of this.chooser.departures(gone, this.sessions.choosingSessions())) this.sessions.apply(departure);
     });
-    // Start the model worker now, so the first contribution does not wait for it to load the shapes.
-    void this.models.check({ turtle: "", baseIri: "urn:mfr:warm-up/", graphIri: "urn:mfr:warm-up", maxTriples: 1, maxStatementBytes: 1, skolemBase: "urn:mfr:warm-up/" });
+    // Start the model workers now, so the first contributions do not wait for them to load the shapes.
+    this.models.warmUp();
+    this.log.info({ modelWorkers: this.models.workers }, "model workers started");
     await this.rooms.enter(this.config.room, this.config.nick);
     if (this.config.logRoom) await this.rooms.enter(this.config.logRoom, this.config.nick);
     // Entered rooms are rejoined after every reconnect, so the phase rooms come back with the others.

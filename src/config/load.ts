@@ -100,6 +100,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       chairNick: values.chairNick ?? DEFAULTS.chairNick,
       maxPlanSteps: values.maxPlanSteps ?? DEFAULTS.maxPlanSteps,
       planningTimeoutMs: values.planningTimeoutMs ?? DEFAULTS.planningTimeoutMs,
+      ...(values.modelWorkers !== undefined ? { modelWorkers: values.modelWorkers } : {}),
     },
     limits: {
       maxStanzaBytes: values.maxStanzaBytes ?? DEFAULTS.maxStanzaBytes,
@@ -108,6 +109,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       maxLiveSessions: values.maxLiveSessions ?? DEFAULTS.maxLiveSessions,
       maxLiveSessionsPerPerson: values.maxLiveSessionsPerPerson ?? DEFAULTS.maxLiveSessionsPerPerson,
       messagesPerMinute: values.messagesPerMinute ?? DEFAULTS.messagesPerMinute,
+      maxQueuedModelJobs: values.maxQueuedModelJobs ?? DEFAULTS.maxQueuedModelJobs,
     },
     commandAllowList: values.commandAllowList ?? [],
     protocolAllowList: values.protocolAllowList ?? [],

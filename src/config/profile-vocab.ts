@@ -51,6 +51,8 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("maxLiveSessions", "mfr", MFR, "mfr", "maxLiveSessions", "integer"),
   prop("maxLiveSessionsPerPerson", "mfr", MFR, "mfr", "maxLiveSessionsPerPerson", "integer"),
   prop("messagesPerMinute", "mfr", MFR, "mfr", "messagesPerMinute", "integer"),
+  prop("modelWorkers", "mfr", MFR, "mfr", "modelWorkers", "integer"),
+  prop("maxQueuedModelJobs", "mfr", MFR, "mfr", "maxQueuedModelJobs", "integer"),
   prop("commandAllowList", "mfr", MFR, "mfr", "allowCommandsFrom", "strings"),
   prop("protocolAllowList", "mfr", MFR, "mfr", "allowProtocolFrom", "strings"),
   prop("dataDir", "mfr", MFR, "mfr", "dataDir", "string"),

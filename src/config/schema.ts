@@ -36,6 +36,8 @@ export const MfrSettingsSchema = z.object({
   maxPlanSteps: z.number().int().min(1, "at least 1 step").max(200, "at most 200 steps"),
   /** The reference solver: how long one search may take. */
   planningTimeoutMs: positiveMs,
+  /** Worker threads that parse and validate models; absent: one per core but one, at least one. */
+  modelWorkers: z.number().int().min(1, "at least 1 worker").max(64, "at most 64 workers").optional(),
 });
 
 export const LimitsSchema = z.object({
@@ -51,6 +53,8 @@ export const LimitsSchema = z.object({
   maxLiveSessionsPerPerson: z.number().int().positive(),
   /** Messages per sender per minute before the sender is throttled. */
   messagesPerMinute: z.number().int().positive(),
+  /** Model jobs (checks, validations) that may wait for a free worker; more are refused with a reason. */
+  maxQueuedModelJobs: z.number().int().positive().default(5000),
 });
 
 /**
@@ -135,6 +139,7 @@ export const DEFAULTS = {
   maxLiveSessions: 50,
   maxLiveSessionsPerPerson: 5,
   messagesPerMinute: 120,
+  maxQueuedModelJobs: 5000,
   dataDir: "./data",
   retentionMaxAgeDays: 90,
   retentionMaxCount: 10_000,

@@ -1,15 +1,20 @@
 /**
- * Runs the model pipeline (parse, merge, validate) on a worker thread, so that a large model
- * never blocks the XMPP connection (which must keep answering pings). Every failure — a job
- * over its time budget, a crashed worker, a closed worker — comes back as `{ ok: false }`,
- * never as a rejected promise.
+ * Runs the model pipeline (parse, merge, validate) on a pool of worker threads, so that a large
+ * model never blocks the XMPP connection (which must keep answering pings) and several
+ * sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
+ * closed pool, a full queue — comes back as `{ ok: false }`, never as a rejected promise.
  *
- * Jobs run one at a time, in order. A job's clock starts when the worker begins it (not
- * while it waits in line, nor while a fresh worker loads), so one slow model cannot make
- * the jobs behind it time out. A job over its budget gets its worker terminated; the next
- * job starts a fresh one.
+ * Jobs wait in one line and each thread runs one at a time, so a free thread takes the next
+ * job: the least busy thread always gets the work. Checks of single contributions go before
+ * validations (they are short, and a contribution window waits for them). Jobs with the same `key` (a session's) run
+ * in the order they were asked for, never two at once, so a later analysis of a session never
+ * overtakes an earlier one. A job's clock starts when a thread begins it (not while it waits
+ * in line, nor while a fresh thread loads), and `onStart` says when that is, so the session's
+ * validation deadline can count work, not waiting. A job over its budget gets its thread
+ * terminated; a crashed thread fails only its own job; either is replaced on demand.
  */
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
@@ -24,26 +29,52 @@ export interface ModelWorkerOptions {
   timeoutMs: number;
   /** Longest a fresh worker may take to load before jobs fail. Default 30 s. */
   startupTimeoutMs?: number;
+  /** Worker threads in the pool. Default 1; `defaultWorkerCount()` sizes it to the machine. */
+  workers?: number;
+  /** Most jobs that may wait for a thread; more are refused at once. Default unbounded. */
+  maxQueued?: number;
 }
 
-export type AnalyseAnswer = { ok: true; analysis: ModelAnalysis } | { ok: false; error: string };
-export type CheckAnswer = { ok: true; check: ContributionCheck } | { ok: false; error: string };
+/** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
+export type JobFailure = { ok: false; error: string; timedOut?: true };
+export type AnalyseAnswer = { ok: true; analysis: ModelAnalysis } | JobFailure;
+export type CheckAnswer = { ok: true; check: ContributionCheck } | JobFailure;
 
-type Outcome = { ok: true; reply: WorkerReply } | { ok: false; error: string };
+/** When a job is asked for: which jobs it must keep order with, and who hears when it starts. */
+export interface JobOptions {
+  /** Jobs with the same key run one at a time, in the order they were asked for (a session id). */
+  key?: string;
+  /** Called once, when a thread begins the job (its time budget starts then). */
+  onStart?: () => void;
+}
+
+type Outcome = { ok: true; reply: WorkerReply } | JobFailure;
 
 interface Job {
   request: WorkerRequest;
+  key: string | undefined;
+  onStart: (() => void) | undefined;
   settle: (outcome: Outcome) => void;
 }
 
-/** One worker thread and what it is doing; replaced wholesale after a timeout or crash. */
+/** One worker thread and the job it runs; replaced wholesale after a timeout or crash. */
 interface Thread {
   worker: Worker;
   ready: boolean;
+  job: Job | null;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+/**
+ * One thread per core but one: the main thread keeps a core, so the connection answers while
+ * models are validated. Measured with bench/load on 2 cores: 2 workers did worse than 1
+ * (5.4 against 10.4 sessions/s, on a shared machine), as they took the main thread's core.
+ */
+export function defaultWorkerCount(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 /**
  * Where the compiled worker script is. Node 20 worker threads cannot load TypeScript, so:
@@ -61,80 +92,152 @@ export function analysisWorkerScript(): string {
 
 export class ModelWorker {
   private readonly options: ModelWorkerOptions;
+  private readonly size: number;
   private readonly queue: Job[] = [];
-  private current: Job | null = null;
-  private thread: Thread | null = null;
+  private readonly threads = new Set<Thread>();
   private nextId = 1;
   private closed = false;
 
   constructor(options: ModelWorkerOptions) {
     this.options = options;
+    this.size = Math.max(1, Math.floor(options.workers ?? 1));
+  }
+
+  /** Threads in the pool (at most; they start as work arrives or on `warmUp`). */
+  get workers(): number {
+    return this.size;
+  }
+
+  /** Jobs waiting for a thread. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Starts every thread now, so the first jobs do not wait for the shapes to load. */
+  warmUp(): void {
+    while (!this.closed && this.threads.size < this.size) {
+      if (this.startThread() === null) return;
+    }
   }
 
   /** Parses one contribution on its own: syntax, size, and what it would add. */
-  async check(request: CheckRequest): Promise<CheckAnswer> {
-    const outcome = await this.run({ id: this.nextId++, kind: "check", ...request });
+  async check(request: CheckRequest, options: JobOptions = {}): Promise<CheckAnswer> {
+    const outcome = await this.run({ id: this.nextId++, kind: "check", ...request }, options);
     if (!outcome.ok) return outcome;
     if (outcome.reply.kind === "checked") return { ok: true, check: outcome.reply.check };
     return { ok: false, error: unexpected(outcome.reply) };
   }
 
   /** Parses, merges, validates and serialises a session's model. */
-  async analyse(job: AnalysisJob): Promise<AnalyseAnswer> {
-    const outcome = await this.run({ id: this.nextId++, kind: "analyse", job });
+  async analyse(job: AnalysisJob, options: JobOptions = {}): Promise<AnalyseAnswer> {
+    const outcome = await this.run({ id: this.nextId++, kind: "analyse", job }, options);
     if (!outcome.ok) return outcome;
     if (outcome.reply.kind === "analysed") return { ok: true, analysis: outcome.reply.analysis };
     return { ok: false, error: unexpected(outcome.reply) };
   }
 
-  /** Stops the worker; pending and later jobs answer with an error. */
+  /** Stops the workers; pending and later jobs answer with an error. */
   async close(): Promise<void> {
     this.closed = true;
     this.failAll("the model worker was closed");
-    const thread = this.thread;
-    this.thread = null;
-    if (thread) {
-      clearTimer(thread);
-      await thread.worker.terminate();
-    }
+    const threads = [...this.threads];
+    this.threads.clear();
+    for (const thread of threads) clearTimer(thread);
+    await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
-  private run(request: WorkerRequest): Promise<Outcome> {
+  private run(request: WorkerRequest, options: JobOptions): Promise<Outcome> {
     if (this.closed) return Promise.resolve({ ok: false, error: "the model worker was closed" });
+    const max = this.options.maxQueued;
+    if (max !== undefined && this.queue.length >= max) {
+      return Promise.resolve({ ok: false, error: `the model workers are busy (${this.queue.length} jobs waiting, the most allowed); try again in a moment` });
+    }
     return new Promise((resolve) => {
-      this.queue.push({ request, settle: resolve });
+      this.queue.push({ request, key: options.key, onStart: options.onStart, settle: resolve });
       this.pump();
     });
   }
 
-  /** Starts the next job when the worker is free, starting a worker first if needed. */
+  /** Hands waiting jobs to free threads, starting threads up to the pool size as needed. */
   private pump(): void {
-    if (this.closed || this.current !== null || this.queue.length === 0) return;
-    const thread = this.thread ?? this.startThread();
-    if (thread === null || !thread.ready) return; // the "ready" message will pump again
-    const job = this.queue.shift();
-    if (job === undefined) return;
-    this.current = job;
+    if (this.closed) return;
+    for (;;) {
+      const index = this.nextRunnable();
+      if (index < 0) return;
+      const thread = this.freeThread();
+      // A "ready" message or a finished job will pump again.
+      if (thread === null) {
+        this.grow();
+        return;
+      }
+      const [job] = this.queue.splice(index, 1);
+      if (job === undefined) return;
+      this.begin(thread, job);
+    }
+  }
+
+  /**
+   * The next job to run: never one whose key has a job running or an earlier job waiting
+   * (order within a key is kept); among the others, checks first, then the oldest. A check
+   * takes milliseconds and a contribution window waits for it, while a validation takes far
+   * longer and its clock only starts when it begins, so checks never queue behind validations.
+   */
+  private nextRunnable(): number {
+    if (this.queue.length === 0) return -1;
+    const blocked = new Set<string>();
+    for (const thread of this.threads) if (thread.job?.key !== undefined) blocked.add(thread.job.key);
+    let firstRunnable = -1;
+    for (let i = 0; i < this.queue.length; i++) {
+      const job = this.queue[i] as Job;
+      if (job.key !== undefined) {
+        if (blocked.has(job.key)) continue;
+        blocked.add(job.key);
+      }
+      if (job.request.kind === "check") return i;
+      if (firstRunnable < 0) firstRunnable = i;
+    }
+    return firstRunnable;
+  }
+
+  /** A ready thread without a job, if there is one. */
+  private freeThread(): Thread | null {
+    for (const thread of this.threads) if (thread.ready && thread.job === null) return thread;
+    return null;
+  }
+
+  /** Work is waiting and every thread is busy or loading: start one more, if the pool is not full. */
+  private grow(): void {
+    const loading = [...this.threads].filter((t) => !t.ready).length;
+    if (this.threads.size < this.size && loading < this.queue.length) this.startThread();
+  }
+
+  private begin(thread: Thread, job: Job): void {
+    thread.job = job;
     const what = job.request.kind === "analyse" ? "validation" : "checking the contribution";
     thread.timer = setTimeout(
-      () => this.retire(thread, `${what} took longer than ${this.options.timeoutMs} ms`),
+      () => this.retire(thread, `${what} took longer than ${this.options.timeoutMs} ms`, true),
       this.options.timeoutMs,
     );
     thread.worker.postMessage(job.request);
+    try {
+      job.onStart?.();
+    } catch {
+      // The listener's failure is its own; the job runs regardless.
+    }
   }
 
   private startThread(): Thread | null {
     const script = analysisWorkerScript();
     if (!existsSync(script)) {
-      this.failAll(`the model worker script ${script} is missing: run \`npm run build\` first`);
+      this.failWaiting(`the model worker script ${script} is missing: run \`npm run build\` first`);
       return null;
     }
     const setup: WorkerSetup = { shapesPath: this.options.shapesPath };
     const worker = new Worker(script, { workerData: setup });
     // Idle workers must not keep the process alive; a running job's timer does.
     worker.unref();
-    const thread: Thread = { worker, ready: false, timer: null };
-    this.thread = thread;
+    const thread: Thread = { worker, ready: false, job: null, timer: null };
+    this.threads.add(thread);
     const startupMs = this.options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     thread.timer = setTimeout(() => this.retire(thread, `the model worker did not start within ${startupMs} ms`), startupMs);
     worker.on("message", (reply: WorkerReply) => this.onReply(thread, reply));
@@ -145,7 +248,7 @@ export class ModelWorker {
   }
 
   private onReply(thread: Thread, reply: WorkerReply): void {
-    if (thread !== this.thread) return;
+    if (!this.threads.has(thread)) return;
     if (reply.kind === "ready") {
       clearTimer(thread);
       thread.ready = true;
@@ -156,37 +259,44 @@ export class ModelWorker {
       this.retire(thread, reply.error);
       return;
     }
-    const job = this.current;
+    const job = thread.job;
     if (job === null || job.request.id !== reply.id) return; // a reply to a job already failed
     clearTimer(thread);
-    this.current = null;
+    thread.job = null;
     job.settle(reply.kind === "failed" ? { ok: false, error: reply.error } : { ok: true, reply });
     this.pump();
   }
 
   /**
-   * Gives up on a worker (timeout, crash, failed start): terminates it, fails the job it was
-   * running — or, if it never became ready, the jobs waiting for it, since a worker that
-   * cannot start would fail them all the same — and lets the next job start a fresh one.
+   * Gives up on a thread (timeout, crash, failed start): terminates it and fails the job it
+   * was running — or, if it never became ready, the jobs waiting, since a thread that cannot
+   * start would fail them all the same — and lets the next job start a fresh one.
    */
-  private retire(thread: Thread, error: string): void {
-    if (thread !== this.thread) return;
-    this.thread = null;
+  private retire(thread: Thread, error: string, timedOut = false): void {
+    if (!this.threads.delete(thread)) return;
     clearTimer(thread);
     // terminate() settles once the thread is gone; nothing to wait for, nothing to report.
     void thread.worker.terminate();
-    const job = this.current;
-    this.current = null;
-    if (job) job.settle({ ok: false, error });
-    else if (!thread.ready) this.failAll(error);
+    const job = thread.job;
+    thread.job = null;
+    if (job) job.settle(timedOut ? { ok: false, error, timedOut: true } : { ok: false, error });
+    else if (!thread.ready) this.failWaiting(error);
     this.pump();
   }
 
+  /** Fails every job that waits for a thread (running jobs carry on). */
+  private failWaiting(error: string): void {
+    for (const job of this.queue.splice(0)) job.settle({ ok: false, error });
+  }
+
+  /** Fails every job, running or waiting. */
   private failAll(error: string): void {
-    const jobs = this.current ? [this.current, ...this.queue] : [...this.queue];
-    this.current = null;
-    this.queue.length = 0;
-    for (const job of jobs) job.settle({ ok: false, error });
+    for (const thread of this.threads) {
+      const job = thread.job;
+      thread.job = null;
+      job?.settle({ ok: false, error });
+    }
+    this.failWaiting(error);
   }
 }
 

@@ -339,7 +339,7 @@ export function sessionStatus(s: Session, now: number): string {
 
 /** What a running session waits for, from whom, and until when (the window's timeout, or a quiet period). */
 function waitingLine(s: Session, now: number): string | null {
-  if (!s.deadline) return null;
+  if (!s.deadline) return s.phase === "validating" ? "Waiting for: a free model worker to check the model." : null;
   const clock = new Date(s.deadline.at).toISOString().slice(11, 19);
   const until = `until ${clock} UTC (${seconds(Math.max(0, s.deadline.at - now))} left)`;
   const quiet = s.settings.quietPeriodMs;

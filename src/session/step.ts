@@ -16,7 +16,7 @@ import { beginCollecting, complete, dedupe, requestContributions } from "./lifec
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
 import { isSolved, repairIssues, verifyProposal } from "./verdicts.js";
-import { answerArrived, awaitedProposers, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
+import { answerArrived, awaitedProposers, clearDeadline, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
@@ -65,6 +65,9 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       break;
     case "analysis":
       onAnalysis(session, input.version, input.outcome, s);
+      break;
+    case "analysis-started":
+      onAnalysisStarted(session, input.version, s);
       break;
     case "deadline":
       onDeadline(session, input, s);
@@ -220,8 +223,23 @@ function contributionOf(session: Session, input: Extract<Input, { kind: "contrib
 function startAnalysis(session: Session, s: Step): void {
   session.phase = "validating";
   session.analysingVersion = session.contributionsVersion;
-  setDeadline(session, "validation", s.now + session.settings.validationTimeoutMs + VALIDATION_GRACE_MS, s);
+  if (session.settings.validationClockStartsInWorker) {
+    // No deadline while the job waits for a free worker: the clock starts with the work
+    // (`analysis-started`); the shell's bounded queue bounds the wait.
+    clearDeadline(session, s);
+  } else {
+    setDeadline(session, "validation", s.now + session.settings.validationTimeoutMs + VALIDATION_GRACE_MS, s);
+  }
   s.emit(analysisRequest(session, session.contributionsVersion));
+}
+
+/** A worker began the analysis the session waits for: from now on, the validation timeout runs. */
+function onAnalysisStarted(session: Session, version: number, s: Step): void {
+  if (session.phase !== "validating" || version !== session.analysingVersion || !session.settings.validationClockStartsInWorker) {
+    s.log("debug", "start of a stale analysis ignored", { sessionId: session.id, version, phase: session.phase });
+    return;
+  }
+  setDeadline(session, "validation", s.now + session.settings.validationTimeoutMs + VALIDATION_GRACE_MS, s);
 }
 
 /** The model work for a session's contributions, oldest first, tagged with the version it answers. */

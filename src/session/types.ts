@@ -36,6 +36,13 @@ export interface SessionSettings {
    * before it existed: then only the timeout and "everyone expected answered" close a window.
    */
   quietPeriodMs?: number;
+  /**
+   * The validation deadline counts work, not waiting: it is set when a model worker begins the
+   * job (an `analysis-started` input), not when validation is asked for, so a job waiting for
+   * a free worker cannot time out (the shell bounds that wait with a bounded queue). Absent in
+   * logs written before it existed: the deadline is set when validation is asked for.
+   */
+  validationClockStartsInWorker?: boolean;
 }
 
 /** Someone in the room, as identified by the shell. */
@@ -321,6 +328,8 @@ export type Input =
   | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck; parts?: ContributionParts }
   | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
+  /** A model worker began the analysis of `version` (its time budget starts now). */
+  | { kind: "analysis-started"; sessionId: SessionId; version: number }
   /** `room`: the room when a debate's deadline fired, to fall back on. */
   | { kind: "deadline"; sessionId: SessionId; at: number; room?: RoomView }
   | { kind: "cancel"; sessionId: SessionId; by: Requester };

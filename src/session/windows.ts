@@ -14,6 +14,13 @@ export function setDeadline(session: Session, kind: DeadlineKind, at: number, s:
   s.emit({ kind: "schedule", sessionId: session.id, at });
 }
 
+/** The session waits without a deadline (the shell cancels the timer). */
+export function clearDeadline(session: Session, s: Step): void {
+  if (session.deadline === null) return;
+  session.deadline = null;
+  s.emit({ kind: "unschedule", sessionId: session.id });
+}
+
 /** Opens a contribution or solution window that times out `timeoutMs` from now. */
 export function openWindow(session: Session, kind: "contributions" | "reasoning", timeoutMs: number, s: Step): void {
   session.windowEndsAt = s.now + timeoutMs;

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
-import type { AnalyseAnswer, CheckAnswer, CheckRequest } from "../model/model-worker.js";
+import type { AnalyseAnswer, CheckAnswer, CheckRequest, JobOptions } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
@@ -20,10 +20,14 @@ import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
 
-/** The model work the host needs; ModelWorker provides it (a fake may, in tests). */
+/**
+ * The model work the host needs; ModelWorker (a pool of worker threads) provides it (a fake
+ * may, in tests). Jobs of one session are asked for with the session id as `key` (they keep
+ * their order); `onStart` is called when a worker begins a job, which a fake may never do.
+ */
 export interface ModelService {
-  check(request: CheckRequest): Promise<CheckAnswer>;
-  analyse(job: AnalysisJob): Promise<AnalyseAnswer>;
+  check(request: CheckRequest, options?: JobOptions): Promise<CheckAnswer>;
+  analyse(job: AnalysisJob, options?: JobOptions): Promise<AnalyseAnswer>;
 }
 
 /** A session that has left memory: enough to list it and show its status. */
@@ -347,7 +351,7 @@ export class SessionHost {
       // Blank-node labels grow by a few characters when the merged model is re-read for splitting.
       maxStatementBytes: maxModelStatementBytes(sessionId, this.options.render) - BLANK_LABEL_MARGIN,
       skolemBase: base,
-    });
+    }, { key: sessionId });
     return !answer.ok
       ? { ok: false, message: `it could not be checked (${answer.error})`, line: null, column: null }
       : answer.check.ok
@@ -519,8 +523,22 @@ export class SessionHost {
     }
   }
 
+  /**
+   * Runs the analysis in a model worker. When a worker begins it, an `analysis-started` input
+   * (logged like any other) starts the session's validation clock, so waiting for a free
+   * worker never counts against the validation timeout.
+   */
   private async runAnalysis(effect: Extract<Effect, { kind: "analyse" }>): Promise<void> {
     const base = sessionBaseIri(effect.sessionId);
+    // Deferred: a worker may begin the job while the step that asked for it is still being
+    // carried out, and inputs are applied one after another, never inside each other.
+    const onStart = (): void =>
+      queueMicrotask(() => {
+        const session = this.state.byId[effect.sessionId];
+        if (session?.settings.validationClockStartsInWorker && session.phase === "validating" && session.analysingVersion === effect.version) {
+          this.apply({ kind: "analysis-started", sessionId: effect.sessionId, version: effect.version });
+        }
+      });
     const answer = await this.options.models.analyse({
       sessionId: effect.sessionId,
       problemDescription: effect.problem,
@@ -528,7 +546,7 @@ export class SessionHost {
       coordinatorGraphIri: `${base}coordinator`,
       contributions: effect.contributions.map((c) => ({ agent: c.agent, graphIri: `${base}contribution/${encodeURIComponent(c.agent)}`, turtle: c.turtle })),
       maxTriplesPerContribution: this.options.settings.maxTriplesPerContribution,
-    });
+    }, { key: effect.sessionId, onStart });
     if (answer.ok && this.options.journal) {
       try {
         this.options.journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
@@ -551,7 +569,7 @@ export class SessionHost {
             formal: answer.analysis.formal,
           },
         }
-      : { ok: false, error: answer.error, timedOut: /longer than/.test(answer.error) };
+      : { ok: false, error: answer.error, timedOut: answer.timedOut === true };
     this.apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
   }
 

@@ -4,14 +4,15 @@
  * running these tests on their own.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ModelWorker } from "../../src/model/model-worker.js";
+import type { Worker } from "node:worker_threads";
+import { ModelWorker, type ModelWorkerOptions } from "../../src/model/model-worker.js";
 import { defaultShapesPath } from "../../src/model/shapes.js";
 import { syntheticContribution } from "../../src/model/synthetic.js";
 import { BASE_IRI, contribution, fixture, graphOf, job } from "./helpers.js";
 
 const workers: ModelWorker[] = [];
-function modelWorker(timeoutMs: number, shapesPath = defaultShapesPath()): ModelWorker {
-  const worker = new ModelWorker({ shapesPath, timeoutMs });
+function modelWorker(timeoutMs: number, shapesPath = defaultShapesPath(), more: Partial<ModelWorkerOptions> = {}): ModelWorker {
+  const worker = new ModelWorker({ shapesPath, timeoutMs, ...more });
   workers.push(worker);
   return worker;
 }
@@ -47,7 +48,7 @@ describe("ModelWorker", () => {
     const big = job(["alice", "bob"].map((agent) => contribution(agent, syntheticContribution(agent, 50_000))), 1_000_000);
     const started = Date.now();
     const slow = await worker.analyse(big);
-    expect(slow).toEqual({ ok: false, error: `validation took longer than ${timeoutMs} ms` });
+    expect(slow).toEqual({ ok: false, error: `validation took longer than ${timeoutMs} ms`, timedOut: true });
     expect(Date.now() - started).toBeLessThan(timeoutMs + 5_000);
     // A fresh worker answers the next jobs. Had the old one not been terminated, these would
     // wait behind the big job and time out too.
@@ -77,5 +78,61 @@ describe("ModelWorker", () => {
       ["a", "b", "c"].map((name) => worker.check(check(`<#${name}> a <http://purl.org/stuff/mfr/Entity> .`))),
     );
     expect(answers.map((a) => (a.ok && a.check.ok ? a.check.counts.entities : -1))).toEqual([1, 1, 1]);
+  });
+});
+
+describe("ModelWorker as a pool", () => {
+  const medium = (agent: string) => job([contribution(agent, syntheticContribution(agent, 4_000))]);
+  const small = () => job([contribution("alice", fixture("valid-complete.ttl"))]);
+
+  it("validates several sessions at once, one per thread", async () => {
+    const pool = modelWorker(20_000, defaultShapesPath(), { workers: 2 });
+    const events: string[] = [];
+    const run = (name: string) =>
+      pool.analyse(medium(name), { key: name, onStart: () => events.push(`start ${name}`) }).then((a) => {
+        events.push(`end ${name}`);
+        return a;
+      });
+    const answers = await Promise.all([run("alice"), run("bob")]);
+    expect(answers.every((a) => a.ok)).toBe(true);
+    // Both began before either ended: they ran side by side.
+    expect(events.slice(0, 2).sort()).toEqual(["start alice", "start bob"]);
+  });
+
+  it("keeps the order of one session's jobs while other sessions' jobs run beside them", async () => {
+    const pool = modelWorker(20_000, defaultShapesPath(), { workers: 2 });
+    const events: string[] = [];
+    const run = (name: string, key: string, work: ReturnType<typeof job>) =>
+      pool.analyse(work, { key, onStart: () => events.push(`start ${name}`) }).then(() => events.push(`end ${name}`));
+    await Promise.all([run("s1", "s", medium("alice")), run("s2", "s", small()), run("t1", "t", small())]);
+    // s2 waits for s1 (same session) even though a thread was free: it begins as s1 settles
+    // (in the same turn, just before s1's caller hears of it), never earlier; t1 does not wait.
+    expect(events).toEqual(["start s1", "start t1", "end t1", "start s2", "end s1", "end s2"]);
+  });
+
+  it("survives a crashed thread: only its job fails, the others and later jobs are answered", async () => {
+    const pool = modelWorker(20_000, defaultShapesPath(), { workers: 2 });
+    let crash: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (crash = resolve));
+    const doomed = pool.analyse(medium("alice"), { key: "a", onStart: () => crash() });
+    const other = pool.analyse(medium("bob"), { key: "b" });
+    await started;
+    // Kill the thread that runs the first job, as a fatal error in the worker would.
+    const threads = (pool as unknown as { threads: Set<{ worker: Worker; job: { key?: string } | null }> }).threads;
+    const victim = [...threads].find((t) => t.job?.key === "a");
+    expect(victim).toBeDefined();
+    await victim?.worker.terminate();
+    expect(await doomed).toMatchObject({ ok: false, error: expect.stringMatching(/stopped unexpectedly/) });
+    expect(await other).toMatchObject({ ok: true });
+    expect(await pool.analyse(small(), { key: "a" })).toMatchObject({ ok: true, analysis: { validation: { conforms: true } } });
+  });
+
+  it("refuses a job at once, with a reason, when the queue is full", async () => {
+    const pool = modelWorker(20_000, defaultShapesPath(), { workers: 1, maxQueued: 1 });
+    // Before the thread is ready, jobs wait in line: the first fills it.
+    const first = pool.analyse(small());
+    const second = await pool.analyse(small());
+    expect(second).toEqual({ ok: false, error: "the model workers are busy (1 jobs waiting, the most allowed); try again in a moment" });
+    expect(await first).toMatchObject({ ok: true });
   });
 });

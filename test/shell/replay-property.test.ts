@@ -47,7 +47,10 @@ const models: ModelService = {
     req.turtle.includes("BAD")
       ? { ok: true, check: { ok: false, error: { message: "unexpected token", line: 2, column: 5 } } }
       : { ok: true, check: { ok: true, tripleCount: (req.turtle.length % 40) + 1, counts: COUNTS } },
-  analyse: async (job) => {
+  analyse: async (job, options) => {
+    // A worker begins the job: the host logs the start, and the validation clock runs from it.
+    options?.onStart?.();
+    await turn();
     const violators = job.contributions.filter((c) => c.turtle.includes("VIOLATE")).map((c) => c.agent);
     return {
       ok: true,
@@ -128,7 +131,7 @@ async function runLive(commands: Command[]): Promise<{ store: SessionStore; host
   const sent: Element[] = [];
   const host = new SessionHost({
     render: RENDER,
-    settings: { contributionTimeoutMs: 20_000, validationTimeoutMs: 5_000, reasoningTimeoutMs: 30_000, maxFixRounds: 1, maxTriplesPerContribution: 1000, debateTimeoutMs: 20_000 },
+    settings: { contributionTimeoutMs: 20_000, validationTimeoutMs: 5_000, reasoningTimeoutMs: 30_000, maxFixRounds: 1, maxTriplesPerContribution: 1000, debateTimeoutMs: 20_000, validationClockStartsInWorker: true },
     maxLiveSessions: 4,
     models,
     outlet: { send: async (stanza) => void sent.push(stanza) },

@@ -1,0 +1,425 @@
+/**
+ * A burst of sessions over a real Prosody, with instant agents: what the coordinator itself
+ * costs per session, and how many sessions per second it carries.
+ *
+ * Starts a throw-away Prosody (src/localserver/), the coordinator as the real CLI in a child
+ * process (so its CPU, memory and profile are its own), five agents that answer every
+ * ModelContributionRequest at once with a generated contribution of about 200 triples (the
+ * merged model is about 1.3k triples with the coordinator's links) and every SolutionRequest at
+ * once with a proposal, an echo client, and a person who types `mfr-start`.
+ *
+ * 1. The room's own cost: echo round trips through the room (a short line, and one as large
+ *    as the model the SolutionRequest carries), measured when nothing else runs.
+ * 2. One session at a time (`--sequential`, default 30): latency from `mfr-start` to the
+ *    SessionComplete, and the overhead = latency − the room's share. A session's critical path
+ *    crosses the room six times (start, request, contributions, SolutionRequest with the
+ *    model, proposals, SessionComplete), i.e. two short round trips and one model-sized one.
+ * 3. A burst (`--sessions`, default 600): every `mfr-start` sent at once; sessions per second
+ *    from the first start to the last SessionComplete, latency p50/p95, lost (no
+ *    SessionComplete), timed out, and the coordinator's peak RSS.
+ *
+ * The profile keeps the shipped timeouts and raises only the flood limits, which a burst from
+ * one person and five agents would otherwise hit by design: mfr:messagesPerMinute (every
+ * agent sends two messages per session), mfr:maxLiveSessions and mfr:maxLiveSessionsPerPerson.
+ *
+ * Prints figures only; not a test. Run: npm run build && node dist/bench/load.js
+ *   [--sessions N] [--sequential K] [--workers W] [--cpu-prof DIR] [--log-level L]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { client, xml, type Client } from "@xmpp/client";
+import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
+import { syntheticContribution } from "../src/model/synthetic.js";
+import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
+
+type Element = ReturnType<typeof xml>;
+
+const TARGET_OVERHEAD_MS = 30;
+const TARGET_SESSIONS_PER_S = 60;
+const AGENTS = ["ada", "bea", "cyd", "dot", "eve"];
+const TRIPLES_PER_AGENT = 200;
+
+interface Options {
+  sessions: number;
+  sequential: number;
+  workers: number | undefined;
+  cpuProfDir: string | undefined;
+  logLevel: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { sessions: 600, sequential: 30, workers: undefined, cpuProfDir: undefined, logLevel: "info" };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    switch (argv[i]) {
+      case "--sessions":
+        options.sessions = Number(value);
+        i++;
+        break;
+      case "--sequential":
+        options.sequential = Number(value);
+        i++;
+        break;
+      case "--workers":
+        options.workers = Number(value);
+        i++;
+        break;
+      case "--cpu-prof":
+        options.cpuProfDir = value;
+        i++;
+        break;
+      case "--log-level":
+        options.logLevel = value ?? "info";
+        i++;
+        break;
+      default:
+        throw new Error(`unknown option ${argv[i]}`);
+    }
+  }
+  return options;
+}
+
+/** A room occupant on its own connection; everything it hears goes to `onMessage`. */
+class Occupant {
+  readonly xmpp: Client;
+  onMessage: (stanza: Element) => void = () => undefined;
+  readonly present = new Set<string>();
+
+  constructor(server: LocalProsody, username: string, password: string, readonly room: string, readonly nick: string) {
+    this.xmpp = client({ service: server.service, domain: server.domain, username, password, resource: nick });
+    this.xmpp.on("error", () => undefined);
+    this.xmpp.on("stanza", (stanza: Element) => {
+      if (stanza.is("presence")) {
+        const from = String(stanza.attrs.from ?? "");
+        const nickOf = from.slice(from.indexOf("/") + 1);
+        if (stanza.attrs.type === "unavailable") this.present.delete(nickOf);
+        else this.present.add(nickOf);
+      } else if (stanza.is("message") && stanza.attrs.type === "groupchat" && !String(stanza.attrs.from).endsWith(`/${this.nick}`)) {
+        this.onMessage(stanza);
+      }
+    });
+  }
+
+  async join(): Promise<void> {
+    await this.xmpp.start();
+    await this.xmpp.send(xml("presence"));
+    await this.xmpp.send(xml("presence", { to: `${this.room}/${this.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
+  }
+
+  say(body: string, payload?: { mode: string; mime: string; content: string; messageType?: string }, siblings: Record<string, string> = {}): Promise<void> {
+    return this.xmpp.send(
+      xml(
+        "message",
+        { to: this.room, type: "groupchat" },
+        xml("body", {}, body),
+        ...(payload ? [xml("payload", { xmlns: LINGUE, mode: payload.mode, mime: payload.mime, ...(payload.messageType ? { messageType: payload.messageType } : {}) }, payload.content)] : []),
+        ...Object.entries(siblings).map(([name, value]) => xml(name, { xmlns: LINGUE }, value)),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.xmpp.stop().catch(() => undefined);
+  }
+}
+
+/** Answers every request at once: a contribution of ~200 triples, a proposal claiming success. */
+function instantAgent(occupant: Occupant): void {
+  const turtle = syntheticContribution(occupant.nick, TRIPLES_PER_AGENT);
+  occupant.onMessage = (stanza) => {
+    const payload = stanza.getChild("payload", LINGUE);
+    if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
+    const sessionId = stanza.getChild("sessionId", LINGUE)?.text() ?? "";
+    const type = String(payload.attrs.messageType ?? "");
+    if (type === `${MFR}ModelContributionRequest`) {
+      void occupant.say(`Contribution for ${sessionId}.`, { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, { sessionId });
+    } else if (type === `${MFR}SolutionRequest`) {
+      const proposal = { messageType: `${MFR}SolutionProposal`, sessionId, solution: { success: true, message: `Plan by ${occupant.nick}.`, plan: [`move-${occupant.nick}-0(truck-${occupant.nick}-0)`] } };
+      void occupant.say(`Proposal for ${sessionId}.`, { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify(proposal), messageType: `${MFR}SolutionProposal` });
+    }
+  };
+}
+
+interface Outcome {
+  sessionId: string;
+  startedAt: number;
+  completedAt: number | null;
+  status: string | null;
+  reason: string | null;
+  refused: string | null;
+}
+
+/** The person who starts sessions and watches them end. */
+class Person {
+  /** Problem text → outcome; the problem text is unique per session. */
+  private readonly byProblem = new Map<string, Outcome>();
+  private readonly bySession = new Map<string, Outcome>();
+  private readonly echoWaiters = new Map<string, () => void>();
+  private readonly doneWaiters: Array<{ outcome: Outcome; resolve: () => void }> = [];
+
+  constructor(readonly occupant: Occupant) {
+    occupant.onMessage = (stanza) => this.onMessage(stanza);
+  }
+
+  private onMessage(stanza: Element): void {
+    const body = stanza.getChildText("body") ?? "";
+    const echoed = /^echoed (\S+)/.exec(body);
+    if (echoed) {
+      this.echoWaiters.get(echoed[1] ?? "")?.();
+      return;
+    }
+    if (body.startsWith(`${this.occupant.nick}: `) && !stanza.getChild("payload", LINGUE)) {
+      // A refusal addressed to us ("… sessions are already running"): the start did not happen.
+      const pending = [...this.byProblem.values()].find((o) => o.sessionId === "" && o.refused === null);
+      if (pending) {
+        pending.refused = body;
+        this.settle(pending);
+      }
+      return;
+    }
+    const payload = stanza.getChild("payload", LINGUE);
+    if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
+    const type = String(payload.attrs.messageType ?? "");
+    if (type === `${MFR}ModelContributionRequest`) {
+      const json = JSON.parse(payload.text()) as { sessionId: string; problemDescription: string; round?: number };
+      const outcome = this.byProblem.get(json.problemDescription);
+      if (outcome && outcome.sessionId === "") {
+        outcome.sessionId = json.sessionId;
+        this.bySession.set(json.sessionId, outcome);
+      }
+    } else if (type === `${MFR}SessionComplete`) {
+      const json = JSON.parse(payload.text()) as { sessionId: string; status: string; reason?: string };
+      const outcome = this.bySession.get(json.sessionId);
+      if (!outcome || outcome.completedAt !== null) return;
+      outcome.completedAt = performance.now();
+      outcome.status = json.status;
+      outcome.reason = json.reason ?? null;
+      this.settle(outcome);
+    }
+  }
+
+  private settle(outcome: Outcome): void {
+    const i = this.doneWaiters.findIndex((w) => w.outcome === outcome);
+    if (i >= 0) this.doneWaiters.splice(i, 1)[0]?.resolve();
+  }
+
+  /** Sends `mfr-start`; the outcome fills in as the session runs. */
+  start(problem: string): Outcome {
+    const outcome: Outcome = { sessionId: "", startedAt: performance.now(), completedAt: null, status: null, reason: null, refused: null };
+    this.byProblem.set(problem, outcome);
+    void this.occupant.say(`mfr-start ${problem}`);
+    return outcome;
+  }
+
+  done(outcome: Outcome, timeoutMs: number): Promise<boolean> {
+    if (outcome.completedAt !== null || outcome.refused !== null) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const i = this.doneWaiters.findIndex((w) => w.outcome === outcome);
+        if (i >= 0) this.doneWaiters.splice(i, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.doneWaiters.push({ outcome, resolve: () => (clearTimeout(timer), resolve(true)) });
+    });
+  }
+
+  /** One round trip through the room: our line to the echo client and its answer back. */
+  async echo(tag: string, padding: string): Promise<number> {
+    const started = performance.now();
+    const back = new Promise<void>((resolve) => this.echoWaiters.set(tag, resolve));
+    await this.occupant.say(`echo ${tag} ${padding}`);
+    await back;
+    this.echoWaiters.delete(tag);
+    return performance.now() - started;
+  }
+}
+
+function echoClient(occupant: Occupant): void {
+  occupant.onMessage = (stanza) => {
+    const body = stanza.getChildText("body") ?? "";
+    const m = /^echo (\S+) ([\s\S]*)$/.exec(body);
+    if (m) void occupant.say(`echoed ${m[1]} ${m[2]}`);
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+const ms = (n: number): string => `${n.toFixed(1)} ms`;
+function line(label: string, value: string, target: string, met?: boolean): void {
+  const mark = met === undefined ? "" : met ? "  ok" : "  MISSED";
+  console.log(`  ${label.padEnd(44)} ${value.padStart(14)}   target ${target}${mark}`);
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Peak and current resident set of a process, from /proc (Linux). */
+function rssOf(pid: number): { peakMiB: number; nowMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { peakMiB: kb("VmHWM") / 1024, nowMiB: kb("VmRSS") / 1024 };
+}
+
+function startCoordinator(server: LocalProsody, dir: string, account: { username: string; password: string }, room: string, options: Options): ChildProcess {
+  const profile = join(dir, "coordinator.ttl");
+  writeFileSync(
+    profile,
+    `@prefix agent: <https://tensegrity.it/vocab/agent#> .
+@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
+@prefix mfr: <http://purl.org/stuff/mfr/> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+<#coordinator> foaf:nick "Coordinator" ;
+  agent:xmppAccount [ xmpp:service "${server.service}" ; xmpp:domain "${server.domain}" ;
+    xmpp:username "${account.username}" ; xmpp:passwordKey "coordinator" ; xmpp:resource "Coordinator" ] ;
+  agent:roomJid "${room}" ;
+  agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ;
+    mfr:enableDebate false ;
+    # Flood limits raised for the burst (the shipped timeouts are kept):
+    mfr:messagesPerMinute 1000000 ; mfr:maxLiveSessions 100000 ; mfr:maxLiveSessionsPerPerson 100000 ;
+    ${options.workers !== undefined ? `mfr:modelWorkers ${options.workers} ;` : ""} ] .
+`,
+  );
+  const secrets = join(dir, "secrets.json");
+  writeFileSync(secrets, JSON.stringify({ xmpp: { coordinator: account.password } }));
+  const cli = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+  const log = openSync(join(dir, "coordinator.log"), "w");
+  const nodeArgs = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];
+  const child = spawn(process.execPath, [...nodeArgs, cli, "start", "--profile", profile, "--secrets", secrets], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: options.logLevel },
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  return child;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const commands = await ensureProsody({ allowInstall: false });
+  const server = await startLocalProsody({ commands });
+  const dir = mkdtempSync(join(tmpdir(), "mfr-load-"));
+  const room = `load-${process.pid}@${server.mucDomain}`;
+  const occupants: Occupant[] = [];
+  let coordinator: ChildProcess | undefined;
+  try {
+    const account = async (name: string) => {
+      const username = `${name}-${Math.random().toString(36).slice(2, 8)}`;
+      const password = `pw-${username}`;
+      await server.register(username, password);
+      return { username, password };
+    };
+    coordinator = startCoordinator(server, dir, await account("coordinator"), room, options);
+    const child = coordinator;
+
+    const personAccount = await account("pat");
+    const person = new Person(new Occupant(server, personAccount.username, personAccount.password, room, "pat"));
+    occupants.push(person.occupant);
+    await person.occupant.join();
+    await waitUntil(() => person.occupant.present.has("Coordinator") || child.exitCode !== null, 20_000, "the coordinator to join the room");
+    if (child.exitCode !== null) throw new Error(`the coordinator exited with ${child.exitCode}; see ${join(dir, "coordinator.log")}`);
+    const echoAccount = await account("echo");
+    const echo = new Occupant(server, echoAccount.username, echoAccount.password, room, "echo");
+    occupants.push(echo);
+    echoClient(echo);
+    await echo.join();
+    for (const nick of AGENTS) {
+      const a = await account(nick);
+      const agent = new Occupant(server, a.username, a.password, room, nick);
+      occupants.push(agent);
+      instantAgent(agent);
+      await agent.join();
+      // Peers announce themselves; the coordinator learns from protocol traffic who is an agent.
+      await agent.say(`${nick} ready`, { mode: Mode.HumanChat, mime: "text/plain", content: `${nick} ready` });
+    }
+    await waitUntil(() => AGENTS.every((n) => person.occupant.present.has(n)) && person.occupant.present.has("echo"), 10_000, "the agents to join");
+    await new Promise((r) => setTimeout(r, 500));
+
+    // 1. The room's own cost, measured when nothing else runs.
+    const modelSized = "x".repeat(54_000);
+    for (let i = 0; i < 5; i++) await person.echo(`warm-${i}`, "");
+    const shortTrips: number[] = [];
+    const modelTrips: number[] = [];
+    for (let i = 0; i < 30; i++) shortTrips.push(await person.echo(`s${i}`, ""));
+    for (let i = 0; i < 15; i++) modelTrips.push(await person.echo(`m${i}`, modelSized));
+    const roomShare = 2 * percentile(shortTrips, 50) + percentile(modelTrips, 50);
+
+    // 2. One session at a time.
+    const warmUp = person.start(`Load bench warm-up: deliver the goods`);
+    if (!(await person.done(warmUp, 60_000))) throw new Error("the warm-up session did not complete");
+    const sequential: Outcome[] = [];
+    for (let i = 0; i < options.sequential; i++) {
+      const o = person.start(`Load bench sequential ${i}: deliver the goods`);
+      await person.done(o, 60_000);
+      sequential.push(o);
+    }
+    const seqLatency = sequential.filter((o) => o.completedAt !== null).map((o) => (o.completedAt as number) - o.startedAt);
+    const rssBefore = rssOf(child.pid as number);
+
+    // 3. The burst.
+    const burst: Outcome[] = [];
+    const burstStarted = performance.now();
+    for (let i = 0; i < options.sessions; i++) burst.push(person.start(`Load bench burst ${i}: deliver the goods`));
+    // Longest a clean session may take under the shipped timeouts: contributions + validation + reasoning.
+    const limitMs = 30_000 + 12_000 + 60_000 + 10_000;
+    await Promise.all(burst.map((o) => person.done(o, limitMs)));
+    const rssAfter = rssOf(child.pid as number);
+    const completed = burst.filter((o) => o.completedAt !== null);
+    const lastCompleted = Math.max(...completed.map((o) => o.completedAt as number));
+    const burstSeconds = (lastCompleted - burstStarted) / 1000;
+    const burstLatency = completed.map((o) => (o.completedAt as number) - o.startedAt);
+    const timedOut = completed.filter((o) => o.status === "timed-out" || /time|within/i.test(o.reason ?? ""));
+    const statuses = new Map<string, number>();
+    for (const o of burst) statuses.set(o.status ?? (o.refused ? "refused" : "lost"), (statuses.get(o.status ?? (o.refused ? "refused" : "lost")) ?? 0) + 1);
+
+    console.log(`load: ${AGENTS.length} instant agents, ~${TRIPLES_PER_AGENT} triples each; coordinator workers: ${options.workers ?? "default"}; log level ${options.logLevel}`);
+    console.log(`room round trips (echo through the room, p50): short ${ms(percentile(shortTrips, 50))}, model-sized ${ms(percentile(modelTrips, 50))}; a session's share ${ms(roomShare)} (2 short + 1 model-sized)`);
+    console.log(`one session at a time (${seqLatency.length} of ${options.sequential} completed):`);
+    line("latency p50 (mfr-start → SessionComplete)", ms(percentile(seqLatency, 50)), "—");
+    line("latency p95", ms(percentile(seqLatency, 95)), "—");
+    const overhead = percentile(seqLatency, 50) - roomShare;
+    line("coordinator overhead p50 (latency − room)", ms(overhead), `≤ ${TARGET_OVERHEAD_MS} ms`, overhead <= TARGET_OVERHEAD_MS);
+    line("coordinator overhead p95", ms(percentile(seqLatency, 95) - roomShare), "—");
+    console.log(`burst of ${options.sessions} (all mfr-start sent at once):`);
+    const rate = completed.length / burstSeconds;
+    line("sessions/s sustained (first start → last end)", rate.toFixed(1), `≥ ${TARGET_SESSIONS_PER_S}`, rate >= TARGET_SESSIONS_PER_S);
+    line("latency p50", ms(percentile(burstLatency, 50)), "—");
+    line("latency p95", ms(percentile(burstLatency, 95)), "—");
+    line("lost (no SessionComplete)", String(options.sessions - completed.length), "0", completed.length === options.sessions);
+    line("timed out", String(timedOut.length), "0", timedOut.length === 0);
+    line("coordinator peak RSS", `${rssAfter.peakMiB.toFixed(0)} MiB`, "— (before the burst: " + `${rssBefore.nowMiB.toFixed(0)} MiB)`);
+    console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(", ")}`);
+    if (timedOut[0]) console.log(`  e.g. ${timedOut[0].sessionId}: ${timedOut[0].reason ?? ""}`);
+  } finally {
+    // @xmpp/client 0.14 may throw from a socket's data handler while a client stops (its
+    // parser is already gone); nothing is measured any more, so that is not worth dying for.
+    process.on("uncaughtException", (err) => console.error(`(while stopping) ${err.message}`));
+    if (coordinator && coordinator.exitCode === null) {
+      const exited = new Promise((r) => coordinator?.once("exit", r));
+      coordinator.kill("SIGTERM");
+      await exited;
+    }
+    for (const o of occupants) await o.stop();
+    await server.stop();
+    if (options.cpuProfDir) console.log(`profile written to ${options.cpuProfDir}; coordinator log kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
