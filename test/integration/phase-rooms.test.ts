@@ -89,6 +89,8 @@ describe("MFR phase rooms", () => {
     // Its private answer came through the room it sits in, not the primary room it is not in.
     const told = modeler.peer.messages.filter((m) => m.type === "chat" && (m.body ?? "").startsWith(`Contribution received for ${sessionId}`));
     expect(told.map((m) => m.from)).toEqual([`${rooms.construct}/Coordinator`]);
+    // The coordinator's log reaches us through its stdout, which may lag behind the room.
+    await coordinator.waitForLogCount((l) => protocolMessageFrom(l, "Modeler"), 2);
     const accepted = coordinator.logs.filter((l) => protocolMessageFrom(l, "Modeler")).map((l) => [l.mode, l.room]);
     expect(accepted).toEqual([
       [Mode.ModelFirstRDF, rooms.construct],
