@@ -221,7 +221,8 @@ function numeric(expr: NumericExpression, bindings: Bindings, state: WorldState)
   }
 }
 
-function compare(op: string, a: number, b: number): boolean {
+/** A numeric comparison as plans are checked; the planner folds constants with the same function. */
+export function compare(op: string, a: number, b: number): boolean {
   switch (op) {
     case "<":
       return a < b;

@@ -5,6 +5,7 @@
  * since failing makes a plan invalid even under a `not`.
  */
 import type { ArithmeticOperator } from "../formal/expression.js";
+import { compare } from "../formal/state.js";
 import type { Definedness, GroundCondition, GroundEffect, GroundNumeric } from "./ground.js";
 import { FALSE, NO_EFFECT, TRUE } from "./ground.js";
 
@@ -200,17 +201,3 @@ export function arithmetic(op: ArithmeticOperator, values: readonly number[]): n
   return rest.reduce((acc, v) => (op === "+" ? acc + v : op === "-" ? acc - v : op === "*" ? acc * v : acc / v), first);
 }
 
-export function compare(op: string, a: number, b: number): boolean {
-  switch (op) {
-    case "<":
-      return a < b;
-    case "<=":
-      return a <= b;
-    case ">=":
-      return a >= b;
-    case ">":
-      return a > b;
-    default:
-      return a === b;
-  }
-}

@@ -9,6 +9,7 @@ import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { SolverProcess } from "../support/solver-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
+import { json, negotiation } from "../support/room-kit.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { MODELER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
@@ -40,13 +41,6 @@ async function agent(room: string, nick: string, script: AgentScript): Promise<S
   afterThis(() => a.stop());
   await a.announce();
   return a;
-}
-
-const negotiation = (type: string, sessionId?: string) => (m: ReceivedMessage) =>
-  m.payload?.mode === Mode.ModelNegotiation && m.payload.messageType === `${MFR}${type}` && (sessionId === undefined || (m.payload.json as { sessionId?: string }).sessionId === sessionId);
-
-function json(m: ReceivedMessage): Record<string, unknown> {
-  return m.payload?.json as Record<string, unknown>;
 }
 
 interface SolutionOut {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
+import { collectLog, type LogLine } from "./child-log.js";
 
 export interface CoordinatorProcessOptions {
   server: LocalProsody;
@@ -22,11 +23,7 @@ export interface CoordinatorProcessOptions {
   agentProfiles?: Record<string, string>;
 }
 
-export interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
+export type { LogLine } from "./child-log.js";
 
 /** The output of `mfr-coordinator verify` for one coordinator's data directory. */
 export interface ReplayVerification {
@@ -95,21 +92,7 @@ export class CoordinatorProcess {
     readonly dir: string,
     readonly account: { username: string; password: string },
   ) {
-    let buffer = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        try {
-          this.logs.push(JSON.parse(line) as LogLine);
-        } catch {
-          this.logs.push({ level: 0, msg: line });
-        }
-      }
-    });
-    child.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
+    collectLog(child, this.logs, (text) => (this.stderr += text));
     this.exitCode = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
     started.add(this);
   }

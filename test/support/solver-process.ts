@@ -4,35 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
+import { collectLog, type LogLine } from "./child-log.js";
 
-export interface SolverLogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
 
 /** The reference solver agent (`mfr-coordinator solver`) as a child process, with its JSON log parsed. */
 export class SolverProcess {
-  readonly logs: SolverLogLine[] = [];
+  readonly logs: LogLine[] = [];
   stderr = "";
   private readonly exitCode: Promise<number | null>;
 
   private constructor(readonly child: ChildProcess) {
-    let buffer = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        try {
-          this.logs.push(JSON.parse(line) as SolverLogLine);
-        } catch {
-          this.logs.push({ level: 0, msg: line });
-        }
-      }
-    });
-    child.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
+    collectLog(child, this.logs, (text) => (this.stderr += text));
     this.exitCode = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
   }
 
@@ -68,7 +50,7 @@ export class SolverProcess {
     return solver;
   }
 
-  async waitForLog(predicate: (line: SolverLogLine) => boolean, timeoutMs = 10_000): Promise<SolverLogLine> {
+  async waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.logs.find(predicate);
