@@ -26,7 +26,7 @@
  *   [--sessions N] [--sequential K] [--workers W] [--cpu-prof DIR] [--log-level L]
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,7 @@ import { client, xml, type Client } from "@xmpp/client";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { syntheticContribution } from "../src/model/synthetic.js";
 import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
+import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -273,26 +274,20 @@ function rssOf(pid: number): { peakMiB: number; nowMiB: number } {
 }
 
 function startCoordinator(server: LocalProsody, dir: string, account: { username: string; password: string }, room: string, options: Options): ChildProcess {
-  const profile = join(dir, "coordinator.ttl");
-  writeFileSync(
-    profile,
-    `@prefix agent: <https://tensegrity.it/vocab/agent#> .
-@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
-@prefix mfr: <http://purl.org/stuff/mfr/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-<#coordinator> foaf:nick "Coordinator" ;
-  agent:xmppAccount [ xmpp:service "${server.service}" ; xmpp:domain "${server.domain}" ;
-    xmpp:username "${account.username}" ; xmpp:passwordKey "coordinator" ; xmpp:resource "Coordinator" ] ;
-  agent:roomJid "${room}" ;
-  agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ;
+  const { profile, secrets } = writeLocalAgentProfile(dir, {
+    node: "coordinator",
+    nick: "Coordinator",
+    server,
+    account,
+    passwordKey: "coordinator",
+    resource: "Coordinator",
+    room,
+    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ;
     mfr:enableDebate false ;
     # Flood limits raised for the burst (the shipped timeouts are kept):
     mfr:messagesPerMinute 1000000 ; mfr:maxLiveSessions 100000 ; mfr:maxLiveSessionsPerPerson 100000 ;
-    ${options.workers !== undefined ? `mfr:modelWorkers ${options.workers} ;` : ""} ] .
-`,
-  );
-  const secrets = join(dir, "secrets.json");
-  writeFileSync(secrets, JSON.stringify({ xmpp: { coordinator: account.password } }));
+    ${options.workers !== undefined ? `mfr:modelWorkers ${options.workers} ;` : ""}`,
+  });
   const cli = fileURLToPath(new URL("../src/cli.js", import.meta.url));
   const log = openSync(join(dir, "coordinator.log"), "w");
   const nodeArgs = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];

@@ -9,22 +9,11 @@ import { readFormalModel } from "../src/formal/model.js";
 import type { FormalModel } from "../src/formal/model.js";
 import { groundModel } from "../src/solver/grounding.js";
 import { createPlanner } from "../src/solver/index.js";
+import { seededRandom } from "./verification/prng.js";
 
 const SEED = 20_240_601;
 const TIMEOUT_MS = 120_000;
 const MAX_STEPS = 60;
-
-/** mulberry32: a small deterministic generator, so every run solves the same problems. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Random towers: each block, in random order, starts a tower or goes on top of one. */
 function towers(blocks: readonly string[], next: () => number): string[][] {
@@ -51,7 +40,7 @@ function facts(stacks: readonly string[][]): string[] {
  * problem then has numbers, so the planner uses Z3's general SMT core rather than SAT.
  */
 function blocksworld(n: number, seed: number, counted: boolean): { model: FormalModel; start: string[][]; goal: string[][] } {
-  const next = random(seed + n);
+  const next = seededRandom(seed + n);
   const blocks = Array.from({ length: n }, (_, i) => `b${i + 1}`);
   const start = towers(blocks, next);
   const goal = towers(blocks, next);

@@ -16,6 +16,7 @@
  *
  * Deterministic: the same (N, seed) gives the same text.
  */
+import { seededRandom } from "../verification/prng.js";
 
 export const AGENTS = ["scout", "modeller", "planner", "auditor", "strategist"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -44,18 +45,6 @@ const VEHICLE_TYPES = ["Truck", "Van", "Drone", "Barge"];
 const PLACE_TYPES = ["Depot", "Warehouse", "Harbour", "Store"];
 const CONSTRAINT_TYPES = ["capacity", "safety", "invariant", "temporal"];
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Writer {
   lines: string[];
   triples: number;
@@ -80,7 +69,7 @@ const TRIPLES_PER_DISTRICT = 37.3;
 
 export function realisticModel(totalTriples: number, seed = 20260615): RealisticModel {
   const districts = Math.max(8, Math.round(totalTriples / TRIPLES_PER_DISTRICT));
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const writers = new Map<AgentName, Writer>(AGENTS.map((a) => [a, { lines: [PREFIXES], triples: 0 }]));
   const w = (agent: AgentName): Writer => writers.get(agent) as Writer;

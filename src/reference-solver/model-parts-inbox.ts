@@ -3,6 +3,7 @@
  * stanza comes as ModelFirstRDF messages with `modelPart` = "k/n"). Kept per sender and
  * session, bounded in sessions and bytes; a new part 1/n starts the model over.
  */
+import { readPartNumber, type PartNumber } from "../protocol/part-number.js";
 
 export interface PartsLimits {
   /** Sessions whose parts are kept at once; the oldest is dropped past this. */
@@ -19,13 +20,10 @@ interface PendingModel {
   bytes: number;
 }
 
-/** `"k/n"` with 1 <= k <= n; null for anything else. */
-export function readPartLabel(label: string | undefined): { k: number; n: number } | null {
-  const m = /^\s*(\d{1,5})\s*\/\s*(\d{1,5})\s*$/.exec(label ?? "");
-  if (!m) return null;
-  const k = Number(m[1]);
-  const n = Number(m[2]);
-  return k >= 1 && k <= n ? { k, n } : null;
+/** `"k/n"` with 1 <= k <= n (at most MAX_PARTS); null for anything else. */
+export function readPartLabel(label: string | undefined): PartNumber | null {
+  const read = readPartNumber(label ?? "");
+  return read.ok ? read.part : null;
 }
 
 export class ModelPartsInbox {

@@ -22,10 +22,7 @@
  *   `maxPendingBytes` in all; past a bound the least recently fed series goes (`evicted`).
  */
 
-export interface PartNumber {
-  k: number;
-  n: number;
-}
+import { MAX_PARTS, type PartNumber } from "../protocol/part-number.js";
 
 export interface PartsLimits {
   /** Most parts one contribution may come in. */
@@ -40,9 +37,6 @@ export interface PartsLimits {
   maxPendingBytes: number;
 }
 
-/** Most parts a contribution may come in: the coordinator's own model parts allow 999. */
-export const MAX_PARTS = 1000;
-
 /**
  * Bytes of Turtle allowed per triple of `mfr:maxTriplesPerContribution` when bounding one
  * contribution's parts. Realistic contributions take 37 bytes per triple abbreviated with
@@ -55,17 +49,6 @@ export const BYTES_PER_TRIPLE = 256;
 export function partsLimits(maxTriplesPerContribution: number, maxInboundBytes: number): PartsLimits {
   const perContribution = Math.max(maxInboundBytes, maxTriplesPerContribution * BYTES_PER_TRIPLE);
   return { maxParts: MAX_PARTS, maxBytesPerContribution: perContribution, maxPendingPerSender: 4, maxPending: 64, maxPendingBytes: 4 * perContribution };
-}
-
-/** Reads `modelPart` = "k/n" (1 ≤ k ≤ n ≤ maxParts); the error says what is wrong. */
-export function readPartNumber(text: string, maxParts = MAX_PARTS): { ok: true; part: PartNumber } | { ok: false; error: string } {
-  const m = /^\s*(\d{1,9})\s*\/\s*(\d{1,9})\s*$/.exec(text);
-  if (!m) return { ok: false, error: `it should read "k/n", such as "2/5"` };
-  const k = Number(m[1]);
-  const n = Number(m[2]);
-  if (n > maxParts) return { ok: false, error: `a contribution may come in at most ${maxParts} parts` };
-  if (k < 1 || k > n) return { ok: false, error: `the part number must be between 1 and ${n}` };
-  return { ok: true, part: { k, n } };
 }
 
 /**

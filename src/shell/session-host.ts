@@ -15,7 +15,8 @@ import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, P
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { formatBytes } from "../chat/wording.js";
-import { ContributionAssembler, joinParts, partsLimits, type PartNumber, type PartOutcome, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
+import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
+import type { PartNumber } from "../protocol/part-number.js";
 import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";

@@ -2,7 +2,8 @@
 import fc from "fast-check";
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
-import { ContributionAssembler, joinParts, partsLimits, readPartNumber, type PartsLimits } from "../../src/shell/contribution-parts.js";
+import { ContributionAssembler, joinParts, partsLimits, type PartsLimits } from "../../src/shell/contribution-parts.js";
+import { readPartNumber } from "../../src/protocol/part-number.js";
 
 const WIDE: PartsLimits = { maxParts: 1000, maxBytesPerContribution: 1_000_000, maxPendingPerSender: 4, maxPending: 64, maxPendingBytes: 4_000_000 };
 const alice = { sessionId: "s1", sender: "occupant:alice" };

@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 import { collectLog, type LogLine } from "./child-log.js";
+import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
 
 export interface CoordinatorProcessOptions {
   server: LocalProsody;
@@ -130,24 +131,17 @@ export class CoordinatorProcess {
   private static spawnWith(options: CoordinatorProcessOptions, dir: string, account: { username: string; password: string }): CoordinatorProcess {
     const { server } = options;
     for (const [file, turtle] of Object.entries(options.agentProfiles ?? {})) writeFileSync(join(dir, file), turtle);
-    const profile = join(dir, "coordinator.ttl");
-    writeFileSync(
-      profile,
-      `@prefix agent: <https://tensegrity.it/vocab/agent#> .
-@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
-@prefix mfr: <http://purl.org/stuff/mfr/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-<#coordinator> foaf:nick "${options.nick ?? "Coordinator"}" ;
-  agent:xmppAccount [ xmpp:service "${server.service}" ; xmpp:domain "${server.domain}" ;
-    xmpp:username "${account.username}" ; xmpp:passwordKey "coordinator" ; xmpp:resource "Coordinator" ] ;
-  agent:roomJid "${options.room}" ;
-  ${options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : ""}
-  ${options.phaseRooms ? mfrRooms(options.phaseRooms) : ""}
-  agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ; ${options.mfrConfig ?? ""} ] .
-`,
-    );
-    const secrets = join(dir, "secrets.json");
-    writeFileSync(secrets, JSON.stringify({ xmpp: { coordinator: account.password } }));
+    const { profile, secrets } = writeLocalAgentProfile(dir, {
+      node: "coordinator",
+      nick: options.nick ?? "Coordinator",
+      server,
+      account,
+      passwordKey: "coordinator",
+      resource: "Coordinator",
+      room: options.room,
+      statements: [options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : "", options.phaseRooms ? mfrRooms(options.phaseRooms) : ""],
+      mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; ${options.mfrConfig ?? ""}`,
+    });
     const child = spawn(process.execPath, [CLI, "start", "--profile", profile, "--secrets", secrets], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug", ...options.env },

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 import { collectLog, type LogLine } from "./child-log.js";
+import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
 
 
 /** The reference solver agent (`mfr-coordinator solver`) as a child process, with its JSON log parsed. */
@@ -24,22 +25,16 @@ export class SolverProcess {
     const username = `solver-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const password = `pw-${username}`;
     await options.server.register(username, password);
-    const profile = join(dir, "solver.ttl");
-    writeFileSync(
-      profile,
-      `@prefix agent: <https://tensegrity.it/vocab/agent#> .
-@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
-@prefix mfr: <http://purl.org/stuff/mfr/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-<#solver> foaf:nick "${options.nick ?? "Solver"}" ;
-  agent:xmppAccount [ xmpp:service "${options.server.service}" ; xmpp:domain "${options.server.domain}" ;
-    xmpp:username "${username}" ; xmpp:passwordKey "solver" ; xmpp:resource "Solver" ] ;
-  agent:roomJid "${options.room}" ;
-  agent:mfrConfig [ ${options.mfrConfig ?? ""} ] .
-`,
-    );
-    const secrets = join(dir, "secrets.json");
-    writeFileSync(secrets, JSON.stringify({ xmpp: { solver: password } }));
+    const { profile, secrets } = writeLocalAgentProfile(dir, {
+      node: "solver",
+      nick: options.nick ?? "Solver",
+      server: options.server,
+      account: { username, password },
+      passwordKey: "solver",
+      resource: "Solver",
+      room: options.room,
+      mfrConfig: options.mfrConfig ?? "",
+    });
     const child = spawn(process.execPath, [CLI, "solver", "--profile", profile, "--secrets", secrets], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug" },
