@@ -6,16 +6,10 @@
 import type { FormalModel } from "../formal/index.js";
 import type { PlanSearchOutcome } from "../solver/index.js";
 import { clip } from "../session/text.js";
+import type { SolutionBody as ProtocolSolution } from "../session/types.js";
 
-export interface SolutionBody {
-  success: boolean;
-  message: string;
-  plan?: string[];
-  satisfiesGoals?: Array<{ goal: string; satisfied: boolean }>;
-  executionError?: string;
-  /** How the search went, for people reading the proposal (kept and shown by the coordinator). */
-  search?: { horizon?: number; elapsedMs?: number; planner: string };
-}
+/** A proposal's `solution` as PROTOCOL.md has it, with how the search went (an extra field the coordinator keeps and shows). */
+export type SolutionBody = ProtocolSolution & { search?: { horizon?: number; elapsedMs?: number; planner: string } };
 
 export const PLANNER_NAME = "bounded planning with Z3 (z3-solver)";
 
