@@ -100,6 +100,24 @@ export interface SessionPlan {
   room?: RoomView;
 }
 
+/**
+ * One step of one session, as the core took it: the input, the session before and after,
+ * and the effects it asked for. The host emits one for every input it applies (journaled or
+ * not); the web view, the metrics and the tests all read this one stream, so nothing keeps
+ * its own account of what a session did.
+ */
+export interface SessionStep {
+  at: number;
+  input: Input;
+  /** Undefined before a session's first input, or for a session the core does not know. */
+  before: Session | undefined;
+  /** The session as the step left it (before it is archived, when the step completed it). */
+  after: Session | undefined;
+  effects: readonly Effect[];
+}
+
+export type SessionStepListener = (step: SessionStep) => void;
+
 /** Bytes left for n3's blank-node label prefixes (`b12_`) in a statement measured on arrival. */
 const BLANK_LABEL_MARGIN = 64;
 
@@ -123,10 +141,17 @@ export class SessionHost {
   private readonly parts: ContributionAssembler<Participant>;
   /** Parts of one series are taken one after another, in arrival order (series key → the latest). */
   private readonly partsInOrder = new Map<string, Promise<void>>();
+  private readonly stepListeners = new Set<SessionStepListener>();
 
   constructor(private readonly options: SessionHostOptions) {
     this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
     this.parts = new ContributionAssembler(options.parts ?? partsLimits(options.settings.maxTriplesPerContribution, 224 * 1024));
+  }
+
+  /** Hears every step from now on; returns the function that stops it. */
+  onStep(listener: SessionStepListener): () => void {
+    this.stepListeners.add(listener);
+    return () => this.stepListeners.delete(listener);
   }
 
   get sessions(): Sessions {
@@ -456,12 +481,26 @@ export class SessionHost {
       // An input for a session that does not exist changes nothing; it is answered but not
       // logged, so nobody can grow the log with made-up session ids.
       const logged = input.kind === "start" || input.sessionId in this.state.byId ? this.journal(input, at) : undefined;
+      const before = this.state.byId[input.sessionId];
       const { state, effects } = step(this.state, input, at);
       this.state = state;
+      const after = state.byId[input.sessionId];
       this.carryOut(input.sessionId, effects, at, logged);
+      this.emitStep({ at, input, before, after, effects });
       this.dropClosedParts(input.sessionId);
     } catch (err) {
       this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to apply a session input");
+    }
+  }
+
+  /** A listener's failure is its own: the session goes on, and the others still hear. */
+  private emitStep(sessionStep: SessionStep): void {
+    for (const listener of this.stepListeners) {
+      try {
+        listener(sessionStep);
+      } catch (err) {
+        this.options.log.error({ err, sessionId: sessionStep.input.sessionId }, "a session step listener failed");
+      }
     }
   }
 
