@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 interface Migration {
   /** The version this migration produces. */
@@ -118,6 +118,20 @@ const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (identity, kind)
         );
         CREATE INDEX agent_evidence_by_last_seen ON agent_evidence (last_seen);
+      `);
+    },
+  },
+  {
+    to: 4,
+    up(db) {
+      db.exec(`
+        -- The readiness probe's one row (GET /readyz): rewritten at every probe, so a probe
+        -- takes the same path an append does (write lock, WAL, disk) and a store that no
+        -- longer takes writes says so before an input is lost.
+        CREATE TABLE heartbeat (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          at INTEGER NOT NULL
+        );
       `);
     },
   },

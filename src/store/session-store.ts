@@ -5,7 +5,7 @@
  * the input is acted on, and better-sqlite3 makes one append a few microseconds.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Input, Session, SessionId } from "../session/types.js";
 import { openReadonly, openWritable } from "./database-file.js";
@@ -50,6 +50,8 @@ interface ArchivedRow extends SummaryRow {
 export class SessionStore {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
+  /** The file as opened (device and inode), to notice it being moved, deleted or replaced. */
+  private readonly opened: FileIdentity | undefined;
   private closed = false;
 
   private constructor(
@@ -61,6 +63,7 @@ export class SessionStore {
   ) {
     this.statements = prepare(db);
     this.evidence = prepareEvidence(db);
+    this.opened = fileIdentity(path);
   }
 
   /**
@@ -240,6 +243,31 @@ export class SessionStore {
     this.evidence.save(row);
   }
 
+  // ---- health ---------------------------------------------------------------------------
+
+  /**
+   * Why the store would not take the next input, in one line, or undefined when it would.
+   * A real write (the heartbeat row, committed) meets what an append meets: the write lock,
+   * the WAL, a full disk, an I/O error, a file system gone read-only. The file is also looked
+   * at by name, since an open SQLite file keeps taking writes after it was made read-only,
+   * moved or deleted, and those writes would not be there after a restart.
+   */
+  writeProblem(): string | undefined {
+    try {
+      this.writable();
+      const now = fileIdentity(this.path);
+      if (now === undefined) return `the store file ${this.path} is gone (moved or deleted while open); what is written now would be lost at restart`;
+      if (this.opened && (now.dev !== this.opened.dev || now.ino !== this.opened.ino)) return `the store file ${this.path} was replaced while open; what is written now would be lost at restart`;
+      // As root this always passes (root writes anyway); for anyone else it names a chmod.
+      accessSync(this.path, constants.W_OK);
+      this.statements.heartbeat.run({ at: this.now() });
+      return undefined;
+    } catch (error) {
+      const code = errorCode(error);
+      return `cannot write the store ${this.path} (${code ? `${code}: ` : ""}${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+
   // ---- retention ------------------------------------------------------------------------
 
   /**
@@ -304,6 +332,21 @@ export class SessionStore {
   }
 }
 
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** Which file a path names now; undefined when there is none. */
+function fileIdentity(path: string): FileIdentity | undefined {
+  try {
+    const stat = statSync(path);
+    return { dev: stat.dev, ino: stat.ino };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Creates the data directory if needed; anything in the way is reported, never removed. */
 function ensureDirectory(dir: string): void {
   try {
@@ -351,6 +394,7 @@ function prepare(db: BetterSqlite3.Database) {
     sentTrackedAfter: db.prepare("SELECT after_seq FROM sent_tracking WHERE id = 1"),
     sessionIds: db.prepare("SELECT DISTINCT session_id FROM events ORDER BY session_id"),
     countArchived: db.prepare("SELECT count(*) AS n FROM archived_sessions"),
+    heartbeat: db.prepare("INSERT INTO heartbeat (id, at) VALUES (1, @at) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     saveArtefact: db.prepare("INSERT INTO artefacts (session_id, kind, at, content) VALUES (@sessionId, @kind, @at, @content)"),
     artefacts: db.prepare("SELECT id, session_id, kind, at, content FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
     archiveTx: db.transaction((row: { id: string; problem: string; status: string; startedAt: number; completedAt: number; archivedAt: number; session: string }) => {
