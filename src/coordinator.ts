@@ -24,6 +24,12 @@ import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
+import { OperationsMetrics } from "./ops/metrics.js";
+import { readinessOf, type Readiness } from "./ops/readiness.js";
+import type { RefusalReason } from "./ops/refusals.js";
+import type { Route } from "./ops/route.js";
+import { operationsRoutes } from "./ops/routes.js";
+import { SessionMetrics } from "./ops/session-metrics.js";
 
 /** Where a reply goes: the room a command was said in, or back to a 1:1 sender. */
 export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string };
@@ -72,6 +78,8 @@ export class Coordinator {
   private pruneTimer: NodeJS.Timeout | undefined;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
+  /** What /metrics shows (src/ops/): fed by the session steps, the refusals below and the connection. */
+  readonly metrics: OperationsMetrics;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -92,11 +100,18 @@ export class Coordinator {
       discover: (nick) => this.connection.discoFeatures(`${bareJid(this.config.room)}/${nick}`),
       ...(this.store ? { journal: this.store } : {}),
     });
+    // Gauges are read at scrape time, so the parts they read may be made after this.
+    this.metrics = new OperationsMetrics({
+      liveSessions: () => this.sessions.liveSessions().length,
+      queuedModelJobs: () => this.models.queued,
+      connected: () => this.connection.online,
+    });
     this.models = new ModelWorker({
       shapesPath: this.config.mfr.shapesPath,
       timeoutMs: this.config.mfr.validationTimeoutMs,
       workers: this.config.mfr.modelWorkers ?? defaultWorkerCount(),
       maxQueued: this.config.limits.maxQueuedModelJobs,
+      onQueueFull: () => this.metrics.refused("workers-busy"),
     });
     this.sessions = new SessionHost({
       render: renderContextOf(this.config),
@@ -125,6 +140,21 @@ export class Coordinator {
       deadlineRoom: (session) => this.chooser.deadlineRoom(session),
       parts: partsLimits(this.config.limits.maxTriplesPerContribution, this.config.limits.maxInboundBytes),
     });
+    this.sessions.onStep(new SessionMetrics(this.metrics).take);
+  }
+
+  /** GET /metrics, /healthz and /readyz, for the web server (src/web/) to serve. */
+  operationsRoutes(): Route[] {
+    return operationsRoutes({ metrics: this.metrics, readiness: () => this.readiness() });
+  }
+
+  /** Connected, in every room we stay in, and the store takes writes; or why not. */
+  readiness(): Readiness {
+    return readinessOf({
+      connected: this.connection.online,
+      rooms: this.rooms.roomJids().map((jid) => ({ jid, joined: this.rooms.isJoined(jid) })),
+      storeProblem: this.store?.writeProblem(),
+    });
   }
 
   async start(): Promise<void> {
@@ -138,6 +168,7 @@ export class Coordinator {
     }
     answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
     this.connection.on("online", () => void this.rooms.rejoinAll());
+    this.connection.on("online", () => this.metrics.connectionOnline());
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("stanza", (stanza) => this.onStanza(stanza));
     const primary = bareJid(this.config.room);
@@ -251,12 +282,14 @@ export class Coordinator {
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
     const rate = this.flood.admit(context.from.rateKey, this.now());
     if (rate !== "ok") {
+      this.refused("throttled");
       this.log.warn({ sender: context.from.label, first: rate === "throttled-first" }, "sender throttled");
       if (rate === "throttled-first") await this.replyPrivately(context, wording.throttled());
       return false;
     }
     const bytes = Buffer.byteLength(stanza.toString(), "utf8");
     if (bytes > this.config.limits.maxInboundBytes) {
+      this.refused("too-large");
       this.log.warn({ sender: context.from.label, bytes, limit: this.config.limits.maxInboundBytes }, "message over the inbound size limit");
       await this.replyPrivately(context, wording.tooLarge(bytes, this.config.limits.maxInboundBytes));
       return false;
@@ -270,12 +303,14 @@ export class Coordinator {
     const { message } = context;
     const sender = context.from.identity;
     if (message.kind !== "room" || !this.isProtocolRoom(message.room)) {
+      this.refused("outside-protocol-room");
       this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message outside the primary and phase rooms ignored");
       return;
     }
     const sessionId = context.decoded.siblings.sessionId || undefined;
     this.log.debug({ room: message.room, sender: context.from.label, mode: payload.mode, messageType: payload.messageType, sessionId }, "protocol message");
     if (this.config.protocolAllowList.length > 0 && !isListed(sender, this.config.protocolAllowList)) {
+      this.refused("not-allowed");
       this.log.warn({ sender: context.from.label, mode: payload.mode }, "protocol message from a sender not on mfr:allowProtocolFrom ignored");
       return;
     }
@@ -289,6 +324,7 @@ export class Coordinator {
         const modelPart = context.decoded.siblings.modelPart;
         evidence(/^\s*(?!1\s*\/)\d+\s*\//.test(modelPart ?? "") ? "other" : "contribution");
         if (!sessionId) {
+          this.refused("no-session-id");
           await this.replyPrivately(context, "Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
           return;
         }
@@ -299,6 +335,7 @@ export class Coordinator {
         // One part of a contribution too large for one stanza: assembled at the edge (shell/contribution-parts.ts).
         const part = readPartNumber(modelPart);
         if (!part.ok) {
+          this.refused("bad-model-part");
           this.log.info({ sender: context.from.label, sessionId, modelPart }, "contribution part with an unreadable modelPart refused");
           await this.replyPrivately(context, wording.badModelPart(sessionId, modelPart, part.error));
           return;
@@ -310,6 +347,7 @@ export class Coordinator {
         const decoded = decodeNegotiation(payload.content, payload.messageType);
         evidence(decoded.ok && decoded.message.type === "SolutionProposal" ? "proposal" : "other");
         if (!decoded.ok) {
+          this.refused("malformed-payload");
           this.log.info({ sender: context.from.label, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
           await this.replyPrivately(context, `I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
           return;
@@ -318,6 +356,7 @@ export class Coordinator {
         if (m.type === "SolutionProposal") {
           const fits = proposalFits(m.solution, this.config.limits.maxStanzaBytes);
           if (!fits.ok) {
+            this.refused("proposal-too-large");
             this.log.info({ sender: context.from.label, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
             await this.replyPrivately(context, wording.proposalTooLarge(fits.bytes, fits.max));
             return;
@@ -374,6 +413,7 @@ export class Coordinator {
     if (this.chooser.isAgent(who) && !isListed(sender, this.config.commandAllowList)) {
       const key = context.from.rateKey;
       const last = this.agentRefusedAt.get(key);
+      this.refused("agent-command");
       this.log.info({ sender: key, command: command.name }, "command from an agent refused");
       if (last === undefined || this.now() - last > AGENT_REFUSAL_QUIET_MS) {
         this.agentRefusedAt.set(key, this.now());
@@ -382,6 +422,7 @@ export class Coordinator {
       return false;
     }
     if (!READ_ONLY.has(command.name) && !this.isOccupantOrListed(context)) {
+      this.refused("not-occupant");
       await this.reply(context.replyTo, wording.occupantsOnly());
       return false;
     }
@@ -418,6 +459,7 @@ export class Coordinator {
       case "debate": {
         const fits = problemFits(command.problem, this.config.limits.maxStanzaBytes);
         if (!fits.ok) {
+          this.refused("problem-too-large");
           await this.reply(context.replyTo, wording.problemTooLarge(fits.bytes, fits.max));
           return;
         }
@@ -425,6 +467,7 @@ export class Coordinator {
         const plan = command.name === "start" ? this.chooser.planStart(by) : this.chooser.planDebate(by, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
         const started = this.sessions.start(command.problem, by, plan);
+        if (!started.ok) this.refused("session-limit");
         if (!started.ok) await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
         else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
         return;
@@ -456,6 +499,11 @@ export class Coordinator {
       default:
         return;
     }
+  }
+
+  /** Counts input refused, by a reason from the fixed set (never from what the sender wrote). */
+  private refused(reason: RefusalReason): void {
+    this.metrics.refused(reason);
   }
 
   private participant(context: InboundContext): Participant {

@@ -33,6 +33,8 @@ export interface ModelWorkerOptions {
   workers?: number;
   /** Most jobs that may wait for a thread; more are refused at once. Default unbounded. */
   maxQueued?: number;
+  /** Told of each job refused because the queue was full (the operations metrics count them). */
+  onQueueFull?: () => void;
 }
 
 /** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
@@ -150,6 +152,7 @@ export class ModelWorker {
     if (this.closed) return Promise.resolve({ ok: false, error: "the model worker was closed" });
     const max = this.options.maxQueued;
     if (max !== undefined && this.queue.length >= max) {
+      this.options.onQueueFull?.();
       return Promise.resolve({ ok: false, error: `the model workers are busy (${this.queue.length} jobs waiting, the most allowed); try again in a moment` });
     }
     return new Promise((resolve) => {
