@@ -26,7 +26,7 @@ import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
 import { OperationsMetrics } from "./ops/metrics.js";
 import { readinessOf, type Readiness } from "./ops/readiness.js";
-import type { RefusalReason } from "./ops/refusals.js";
+import { partRefusalReason, type RefusalReason } from "./ops/refusals.js";
 import type { Route } from "./ops/route.js";
 import { operationsRoutes } from "./ops/routes.js";
 import { SessionMetrics } from "./ops/session-metrics.js";
@@ -139,6 +139,7 @@ export class Coordinator {
       ...(this.store ? { journal: this.store } : {}),
       deadlineRoom: (session) => this.chooser.deadlineRoom(session),
       parts: partsLimits(this.config.limits.maxTriplesPerContribution, this.config.limits.maxInboundBytes),
+      onPartRefused: (refusal) => this.metrics.refused(partRefusalReason(refusal)),
     });
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
   }

@@ -15,7 +15,7 @@ import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, P
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import type { Element } from "../xmpp/stanza.js";
 import { formatBytes } from "../chat/wording.js";
-import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
+import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
 import type { PartNumber } from "../protocol/part-number.js";
 import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
@@ -84,6 +84,8 @@ export interface SessionHostOptions {
   deadlineRoom?: (session: Session) => RoomView | undefined;
   /** Bounds on contributions in parts; by default `partsLimits(maxTriplesPerContribution, 224 KiB)`. */
   parts?: PartsLimits;
+  /** Told of each part refused at the edge (the operations metrics count them). */
+  onPartRefused?: (reason: PartRefusal) => void;
 }
 
 /** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
@@ -313,6 +315,7 @@ export class SessionHost {
         log.debug(context, "part of a refused contribution dropped");
         return;
       case "refused": {
+        this.options.onPartRefused?.(outcome.reason);
         const why =
           outcome.reason === "other-count"
             ? { reason: outcome.reason, pendingN: outcome.pending?.n ?? part.n }
