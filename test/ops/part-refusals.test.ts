@@ -8,7 +8,7 @@ import { partRefusalReason } from "../../src/ops/refusals.js";
 
 const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0 };
 const MODELS: ModelService = {
-  check: async (): Promise<CheckAnswer> => ({ ok: true, check: { ok: true, tripleCount: 1, counts: COUNTS, triples: 1 } }),
+  check: async (): Promise<CheckAnswer> => ({ ok: true, check: { ok: true, tripleCount: 1, counts: { ...COUNTS, triples: 1 } } }),
   analyse: () => new Promise(() => undefined),
 };
 
