@@ -468,9 +468,10 @@ export class Coordinator {
         const plan = command.name === "start" ? this.chooser.planStart(by) : this.chooser.planDebate(by, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
         const started = this.sessions.start(command.problem, by, plan);
-        if (!started.ok) this.refused("session-limit");
-        if (!started.ok) await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
-        else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
+        if (!started.ok) {
+          this.refused("session-limit");
+          await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
+        } else if (context.replyTo.kind === "direct") await this.reply(context.replyTo, `Started ${started.sessionId} in ${this.config.room}.`);
         return;
       }
       case "cancel":
