@@ -16,6 +16,7 @@ import { Mode, MFR } from "../../src/protocol/vocab.js";
 import { DATABASE_FILE, SessionStore } from "../../src/store/index.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";
+import { toldPrivately } from "../support/room-kit.js";
 import { serveRoutes, type RouteServer } from "../support/route-server.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent } from "../support/scripted-agent.js";
 
@@ -127,6 +128,20 @@ describe("operations endpoints over a real server", () => {
     expect(await sample("mfr_xmpp_connected")).toBe(1);
     expect(await sample("mfr_xmpp_reconnects_total")).toBe(0);
     expect(await sample("nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
+  });
+
+  it("/metrics counts refused input by reason: a session that does not exist, JSON that does not read", async () => {
+    const latecomer = await ScriptedAgent.join(server, room, "latecomer", { contribution: () => undefined });
+    stops.push(() => latecomer.stop());
+    await latecomer.contribute("no-such-session", MODELER_TURTLE);
+    await latecomer.peer.waitForMessage(toldPrivately(room, 'There is no session "no-such-session"'));
+    await latecomer.peer.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ broken" } });
+    await latecomer.peer.waitForMessage(toldPrivately(room, "I could not read your ModelNegotiation message"));
+
+    expect(await sample('mfr_inputs_refused_total{reason="unknown-session"}')).toBe(1);
+    expect(await sample('mfr_inputs_refused_total{reason="malformed-payload"}')).toBe(1);
+    expect(await sample('mfr_inputs_refused_total{reason="throttled"}')).toBe(0);
+    expect(await sample("mfr_contributions_received_total")).toBe(3);
   });
 
   it("/readyz names the store moved away while open, and is ready again once it is back", async () => {
