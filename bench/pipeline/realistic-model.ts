@@ -67,14 +67,18 @@ export interface RealisticModel {
 /** Triples one district costs, summed over the agents (measured; used to pick the district count). */
 const TRIPLES_PER_DISTRICT = 37.3;
 
-export function realisticModel(totalTriples: number, seed = 20260615): RealisticModel {
+/**
+ * `defects: false` leaves the DEFECTS out, for a model that conforms (a session that reaches
+ * its SolutionRequest without fix rounds, as bench/stalls.ts needs).
+ */
+export function realisticModel(totalTriples: number, seed = 20260615, options: { defects?: boolean } = {}): RealisticModel {
   const districts = Math.max(8, Math.round(totalTriples / TRIPLES_PER_DISTRICT));
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const writers = new Map<AgentName, Writer>(AGENTS.map((a) => [a, { lines: [PREFIXES], triples: 0 }]));
   const w = (agent: AgentName): Writer => writers.get(agent) as Writer;
   // Where the defects go: fixed districts spread over the model, chosen by the seed.
-  const at = (k: number): number => Math.floor((districts * (k + 1)) / (DEFECTS.length + 2)) + Math.floor(random() * 3);
+  const at = (k: number): number => options.defects === false ? -1 : Math.floor((districts * (k + 1)) / (DEFECTS.length + 2)) + Math.floor(random() * 3);
   const defect = { untyped: at(0), badName: at(1), namelessVariable: at(2), twoNames: at(3), emptyPrecondition: at(4), noEffect: at(5), noAppliesTo: at(6), emptyGoal: at(7) };
 
   for (let d = 0; d < districts; d++) {

@@ -10,6 +10,7 @@ import { analyseModel } from "./analysis.js";
 import { countItems } from "./merge.js";
 import { parseContribution } from "./parse.js";
 import { loadShapes } from "./shapes.js";
+import { splitsAhead } from "../protocol/model-parts.js";
 import type { CheckRequest, ContributionCheck, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 
 const port = parentPort;
@@ -32,7 +33,10 @@ function checkContribution(request: CheckRequest): ContributionCheck {
 async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerReply> {
   try {
     if (request.kind === "check") return { id: request.id, kind: "checked", check: checkContribution(request) };
-    return { id: request.id, kind: "analysed", analysis: await analyseModel(request.job, shapes) };
+    const analysis = await analyseModel(request.job, shapes);
+    // Splitting a large model takes as long as validating it: here, not on the main thread.
+    const modelSplits = splitsAhead(analysis.modelTurtle, request.splits ?? []);
+    return { id: request.id, kind: "analysed", analysis: modelSplits.length > 0 ? { ...analysis, modelSplits } : analysis };
   } catch (error) {
     return { id: request.id, kind: "failed", error: error instanceof Error ? error.message : String(error) };
   }

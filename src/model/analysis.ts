@@ -6,6 +6,7 @@
 import { readFormalModel, type FormalModel } from "../formal/index.js";
 import { MFR } from "../protocol/vocab.js";
 import type { Store } from "n3";
+import type { PrecomputedSplit } from "../protocol/split-memo.js";
 import { parseContribution } from "./parse.js";
 import type { ParseError } from "./parse.js";
 import { countItemsByAgent, mergeContributions, problemModelIriFor } from "./merge.js";
@@ -47,6 +48,8 @@ export interface ModelAnalysis {
   parseErrors: { agent: string; error: ParseError }[];
   /** The formal part of the model (PROTOCOL.md, "Formal models"): what plans are checked against. */
   formal: FormalModel;
+  /** `modelTurtle` split into parts ahead of the SolutionRequest, when the job asked for it (analysis-worker.ts). */
+  modelSplits?: PrecomputedSplit[];
 }
 
 export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<ModelAnalysis> {

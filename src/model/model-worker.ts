@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
 import type { CheckRequest, ContributionCheck, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { SplitKey } from "../protocol/split-memo.js";
 
 export type { CheckRequest, ContributionCheck } from "./worker-protocol.js";
 
@@ -48,6 +49,11 @@ export interface JobOptions {
   key?: string;
   /** Called once, when a thread begins the job (its time budget starts then). */
   onStart?: () => void;
+}
+
+/** An analysis may also split the model it makes, for the part sizes it will be sent in. */
+export interface AnalyseOptions extends JobOptions {
+  splits?: SplitKey[];
 }
 
 type Outcome = { ok: true; reply: WorkerReply } | JobFailure;
@@ -131,8 +137,9 @@ export class ModelWorker {
   }
 
   /** Parses, merges, validates and serialises a session's model. */
-  async analyse(job: AnalysisJob, options: JobOptions = {}): Promise<AnalyseAnswer> {
-    const outcome = await this.run({ id: this.nextId++, kind: "analyse", job }, options);
+  async analyse(job: AnalysisJob, options: AnalyseOptions = {}): Promise<AnalyseAnswer> {
+    const { splits, ...jobOptions } = options;
+    const outcome = await this.run({ id: this.nextId++, kind: "analyse", job, ...(splits?.length ? { splits } : {}) }, jobOptions);
     if (!outcome.ok) return outcome;
     if (outcome.reply.kind === "analysed") return { ok: true, analysis: outcome.reply.analysis };
     return { ok: false, error: unexpected(outcome.reply) };

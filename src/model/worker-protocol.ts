@@ -5,6 +5,7 @@
 import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
 import type { ItemCounts } from "./merge.js";
 import type { ParseError } from "./parse.js";
+import type { SplitKey } from "../protocol/split-memo.js";
 
 /** One contribution to check on its own, as it arrives (before any merge). */
 export interface CheckRequest {
@@ -27,7 +28,8 @@ export type ContributionCheck =
   | { ok: false; error: ParseError };
 
 export type WorkerRequest =
-  | { id: number; kind: "analyse"; job: AnalysisJob }
+  /** `splits`: the part sizes the model will be sent in, split here rather than on the main thread. */
+  | { id: number; kind: "analyse"; job: AnalysisJob; splits?: SplitKey[] }
   | ({ id: number; kind: "check" } & CheckRequest);
 
 export type WorkerReply =

@@ -15,6 +15,7 @@ import { DataFactory, Parser, Writer, type Quad, type Term } from "n3";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
 import { encodeMessage } from "./codec.js";
+import { rememberedSplit, type PrecomputedSplit, type SplitKey } from "./split-memo.js";
 import { Mode, PREFIXES } from "./vocab.js";
 
 const { namedNode, quad } = DataFactory;
@@ -96,13 +97,33 @@ export type ModelPartStanzas = { ok: true; stanzas: Element[]; triples: number }
  * within `maxStanzaBytes` as sent.
  */
 export function modelPartStanzas(turtle: string, address: PartAddress, maxStanzaBytes: number, skolemBase: string): ModelPartStanzas {
-  const split = splitModel(turtle, maxStanzaBytes - partOverheadBytes(address), skolemBase);
+  const key = { maxPartWireBytes: partBudget(address, maxStanzaBytes), skolemBase };
+  // Split in the model worker when the analysis made the model (see split-memo.ts).
+  const split = rememberedSplit(turtle, key) ?? splitModel(turtle, key.maxPartWireBytes, key.skolemBase);
   if (!split.ok) return split;
   const n = split.parts.length;
   const stanzas = split.parts.map((part, i) => partStanza(part, i + 1, n, address));
-  // Only reachable past 999 parts, which the overhead above does not allow for.
-  if (stanzas.some((s) => stanzaBytes(s) > maxStanzaBytes)) return { ok: false, error: "a model part is over the stanza limit" };
+  // Each part's Turtle is within its budget by construction, and the overhead allows for
+  // labels up to "999/999": only past that can a stanza be over. Measuring every stanza
+  // (writing 200 KB out each time) cost 100 ms of main thread for a 100k-triple model.
+  if (n > MAX_PARTS_MEASURED && stanzas.some((s) => stanzaBytes(s) > maxStanzaBytes)) return { ok: false, error: "a model part is over the stanza limit" };
   return { ok: true, stanzas, triples: split.triples };
+}
+
+/** Wire bytes of Turtle (prefixes included) one part stanza to `address` may carry under `maxStanzaBytes`. */
+export function partBudget(address: PartAddress, maxStanzaBytes: number): number {
+  return maxStanzaBytes - partOverheadBytes(address);
+}
+
+/**
+ * The splits of a model for these part sizes, as the model worker works them out ahead of
+ * the SolutionRequest: none when the model would fit in one part (it may then go in one
+ * stanza, and a split is cheap anyway).
+ */
+export function splitsAhead(turtle: string, keys: readonly SplitKey[]): PrecomputedSplit[] {
+  if (keys.length === 0) return [];
+  const wire = turtleWireBytes(turtle);
+  return keys.filter((k) => wire > k.maxPartWireBytes).map((k) => ({ ...k, parts: splitModel(turtle, k.maxPartWireBytes, k.skolemBase) }));
 }
 
 /**
@@ -140,6 +161,9 @@ function partStanza(turtle: string, k: number, n: number, { room, sessionId }: P
     siblings: { sessionId, modelPart: `${k}/${n}` },
   });
 }
+
+/** Parts whose `modelPart` label `partOverheadBytes` allows for. */
+const MAX_PARTS_MEASURED = 999;
 
 /** Bytes of a part stanza besides its Turtle, for up to 999 parts. */
 function partOverheadBytes(address: PartAddress): number {

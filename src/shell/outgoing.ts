@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import type { Config, Phase } from "../config/schema.js";
 import { encodeMessage } from "../protocol/codec.js";
-import { maxStatementWireBytes } from "../protocol/model-parts.js";
+import { maxStatementWireBytes, partBudget } from "../protocol/model-parts.js";
+import type { SplitKey } from "../protocol/split-memo.js";
 import { protocolStanzas } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import type { Broadcast, Effect, SessionId } from "../session/types.js";
@@ -59,6 +60,14 @@ export function roomsFor(type: Broadcast["type"], ctx: RenderContext): Array<{ r
  */
 export function maxModelStatementBytes(sessionId: SessionId, ctx: RenderContext): number {
   return Math.min(...roomsFor("SolutionRequest", ctx).map(({ room }) => maxStatementWireBytes(ctx.maxStanzaBytes, sessionId, room)));
+}
+
+/**
+ * The part sizes a model of `sessionId` is split into when its SolutionRequest is rendered
+ * (one per room it goes to): what the model worker splits ahead (protocol/split-memo.ts).
+ */
+export function solutionRequestSplitKeys(sessionId: SessionId, ctx: RenderContext): SplitKey[] {
+  return roomsFor("SolutionRequest", ctx).map(({ room }) => ({ maxPartWireBytes: partBudget({ room, sessionId }, ctx.maxStanzaBytes), skolemBase: sessionBaseIri(sessionId) }));
 }
 
 /** One stanza a step sends, with a short label for logs and the sent-record. */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
-import type { AnalyseAnswer, CheckAnswer, CheckRequest, JobOptions } from "../model/model-worker.js";
+import type { AnalyseAnswer, AnalyseOptions, CheckAnswer, CheckRequest, JobOptions } from "../model/model-worker.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
@@ -18,7 +18,8 @@ import { formatBytes } from "../chat/wording.js";
 import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
 import type { PartNumber } from "../protocol/part-number.js";
 import { DeadlineTimers } from "./deadline-timers.js";
-import { maxModelStatementBytes, privateMessage, renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+import { maxModelStatementBytes, privateMessage, renderEffects, solutionRequestSplitKeys, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
+import { forgetSplits, rememberSplits } from "../protocol/split-memo.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
 
 /**
@@ -28,7 +29,7 @@ import { replayWithSends, unsentTail } from "./sent-check.js";
  */
 export interface ModelService {
   check(request: CheckRequest, options?: JobOptions): Promise<CheckAnswer>;
-  analyse(job: AnalysisJob, options?: JobOptions): Promise<AnalyseAnswer>;
+  analyse(job: AnalysisJob, options?: AnalyseOptions): Promise<AnalyseAnswer>;
 }
 
 /** A session that has left memory: enough to list it and show its status. */
@@ -558,6 +559,7 @@ export class SessionHost {
     if (!session || !this.options.journal) return;
     try {
       this.options.journal.archive(session);
+      if (session.model) forgetSplits(session.model.modelTurtle);
       const byId = { ...this.state.byId };
       delete byId[sessionId];
       this.state = { byId };
@@ -589,7 +591,9 @@ export class SessionHost {
       coordinatorGraphIri: `${base}coordinator`,
       contributions: effect.contributions.map((c) => ({ agent: c.agent, graphIri: `${base}contribution/${encodeURIComponent(c.agent)}`, turtle: c.turtle })),
       maxTriplesPerContribution: this.options.settings.maxTriplesPerContribution,
-    }, { key: effect.sessionId, onStart });
+    }, { key: effect.sessionId, onStart, splits: solutionRequestSplitKeys(effect.sessionId, this.options.render) });
+    // The parts the SolutionRequest will need, split in the worker (protocol/split-memo.ts).
+    if (answer.ok) rememberSplits(answer.analysis.modelTurtle, answer.analysis.modelSplits ?? []);
     if (answer.ok && this.options.journal) {
       try {
         this.options.journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);

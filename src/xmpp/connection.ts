@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import { Outbox } from "./outbox.js";
+import { feedParserInWholeTexts } from "./text-feed.js";
 import { NS_DISCO_INFO, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
 export interface AccountSettings {
@@ -165,6 +166,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       resource: account.resource,
     });
     this.xmpp = xmpp;
+    // Large stanzas (model parts) would otherwise cost the parser quadratic time (see text-feed.ts).
+    feedParserInWholeTexts(xmpp);
     // The client also sends stanzas it builds itself (IQ replies, presence): they pass the
     // same gate as ours, so no path reaches the socket with a character XML forbids.
     const clientSend = xmpp.send.bind(xmpp);
