@@ -135,6 +135,9 @@ async function runStart(config: Config, log: Logger): Promise<void> {
     await coordinator.start();
   } catch (err) {
     if (err instanceof AuthenticationError) fail(err.message, EXIT_FAILED);
+    // The web view's port is taken (or not ours to bind): one line, not a stack.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") fail(`the web view cannot listen on ${config.http.host}:${String(config.http.port)} (${code})`, EXIT_FAILED);
     throw err;
   }
 }

@@ -24,6 +24,8 @@ import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
 import { bareJid, type Element } from "./xmpp/stanza.js";
+import type { Route } from "./ops/route.js";
+import { startWebView, type RunningWebView } from "./web/index.js";
 
 /** Where a reply goes: the room a command was said in, or back to a 1:1 sender. */
 export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string };
@@ -72,6 +74,7 @@ export class Coordinator {
   private pruneTimer: NodeJS.Timeout | undefined;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
+  private web: RunningWebView | undefined;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -136,6 +139,7 @@ export class Coordinator {
       this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
       this.pruneTimer.unref();
     }
+    await this.startWebView();
     answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("offline", () => this.rooms.markDisconnected());
@@ -161,6 +165,37 @@ export class Coordinator {
     await this.connection.start();
   }
 
+  /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
+  get webUrl(): string | undefined {
+    return this.web?.url;
+  }
+
+  /**
+   * The web view, when `mfr:httpPort` (or MFR_HTTP_PORT) is set: read-only pages over the
+   * sessions, fed by the host's stream of steps. Started after the restore, so the pages
+   * never show a half-rebuilt state; a port that cannot be bound stops the start.
+   */
+  private async startWebView(): Promise<void> {
+    const { http } = this.config;
+    if (http.port === null) return;
+    this.web = await startWebView({
+      host: http.host,
+      port: http.port,
+      token: http.token ?? undefined,
+      sessions: this.sessions,
+      store: this.store,
+      now: this.now,
+      log: this.log,
+      extraRoutes: this.operationsRoutes(),
+    });
+    this.log.info({ url: this.web.url, token: http.token !== null }, "web view listening");
+  }
+
+  /** The operations endpoints (/metrics, /healthz, /readyz), served beside the web view. */
+  private operationsRoutes(): Route[] {
+    return [];
+  }
+
   /** The MFR phase rooms (agent:mfrRooms), each once: two phases may share a room. */
   private phaseRoomJids(): string[] {
     return [...new Set(Object.values(this.config.phaseRooms).flatMap((jid) => (jid ? [bareJid(jid)] : [])))];
@@ -174,6 +209,7 @@ export class Coordinator {
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    await this.web?.close();
     await this.sessions.close();
     await this.models.close();
     await this.rooms.leaveAll();

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Route } from "../ops/route.js";
 import { decideAccess } from "./access.js";
+import { isLoopback } from "./loopback.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -38,12 +39,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Bounds open sockets, live streams included; the view is for a few people, not a crowd. */
 const MAX_CONNECTIONS = 200;
-
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
-}
 
 /** Starts listening; rejects when the address is not allowed or cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {

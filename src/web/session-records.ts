@@ -7,6 +7,7 @@
 import type { Session, SessionId } from "../session/types.js";
 import type { ArchivedSummary, SessionStep } from "../shell/session-host.js";
 import type { ListArchivedOptions, StoredEvent } from "../store/records.js";
+import { Recent } from "./recent.js";
 import { stepsFromEvents } from "./session-steps.js";
 import { timelineOf, type TimelineEntry } from "./timeline.js";
 
@@ -79,25 +80,6 @@ function listItemOf(session: Session): SessionListItem {
     startedAt: session.startedAt,
     completedAt: session.completion?.at,
   };
-}
-
-/** A small map that forgets the entry used least recently. */
-class Recent<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
 }
 
 export class SessionRecords {
