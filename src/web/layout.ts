@@ -15,6 +15,13 @@ export interface PageOptions {
 
 export const ASSET_PREFIX = "/assets/";
 
+/**
+ * Cytoscape inserts an inline <style> for its container unless an element with this id is
+ * in the page; the policy would block that (a console error), so the view's own stylesheet
+ * carries the rule (style.css) and this id.
+ */
+const GRAPH_LIBRARY_STYLESHEET_ID = "__________cytoscape_stylesheet";
+
 export function page(options: PageOptions, body: Html): Html {
   return html`<!doctype html>
 <html lang="en">
@@ -22,7 +29,7 @@ export function page(options: PageOptions, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · MFR Coordinator</title>
-<link rel="stylesheet" href="${ASSET_PREFIX}style.css">
+<link rel="stylesheet" href="${ASSET_PREFIX}style.css" id="${GRAPH_LIBRARY_STYLESHEET_ID}">
 ${options.scripts.map((s) => html`<script src="${ASSET_PREFIX}${s}" defer></script>\n`)}</head>
 <body${options.events ? html` data-events="${options.events}"` : ""}>
 <header class="top"><a href="/sessions">MFR Coordinator</a> <span class="live-state" id="live-state"></span></header>

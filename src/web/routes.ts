@@ -71,6 +71,14 @@ export function webRoutes(options: WebRoutesOptions): Route[] {
     return true;
   };
 
+  // Browsers ask for an icon on every page; there is none, and a 404 would be a console error.
+  const noIcon: Route = (_request, response, url) => {
+    if (url.pathname !== "/favicon.ico") return false;
+    response.statusCode = 204;
+    response.end();
+    return true;
+  };
+
   const sessionsList: Route = (_request, response, url) => {
     if (url.pathname !== "/sessions" && url.pathname !== "/sessions/") return false;
     const status = url.searchParams.get("status");
@@ -123,5 +131,5 @@ export function webRoutes(options: WebRoutesOptions): Route[] {
     return send(response, asset.contentType, asset.body, { "Cache-Control": "no-cache" });
   };
 
-  return [home, sessionsList, everyStep, session, staticAssets];
+  return [home, noIcon, sessionsList, everyStep, session, staticAssets];
 }

@@ -33,7 +33,7 @@ const KIND_WORDS: Readonly<Record<string, string>> = {
 function timelineRow(e: TimelineEntry, index: number, startedAt: number): Html {
   const findings = e.findings && e.findings.length > 0 ? html`<ul class="findings">${e.findings.map((f) => html`<li class="sev-${f.severity}">${f.severity}: ${f.focusNode}${f.path ? html` (${f.path})` : ""}: ${f.message}</li>`)}</ul>` : "";
   const details = e.details.length > 0 ? html`<ul class="details">${e.details.map((d) => html`<li>${d}</li>`)}</ul>` : "";
-  return html`<tr class="event event-${e.kind}" data-kind="${e.kind}" data-input="${e.input}" data-index="${index}">
+  return html`<tr class="event event-${e.kind}" data-kind="${e.kind}" data-input="${e.input}" data-at="${e.at}" data-index="${index}">
 <td title="${utc(e.at)}">+${duration(e.at - startedAt)}</td>
 <td>${e.kind}</td>
 <td>${e.agent ?? ""}</td>
