@@ -142,6 +142,17 @@ async function runStart(config: Config, log: Logger): Promise<void> {
   }
 }
 
+/** Resolves at the next line typed on the terminal. */
+function enterPressed(): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.resume();
+    process.stdin.once("data", () => {
+      process.stdin.pause();
+      resolve();
+    });
+  });
+}
+
 async function runSolver(config: Config, log: Logger): Promise<void> {
   const { ReferenceSolver } = await import("./reference-solver/index.js");
   const { createIsolatedPlanner } = await import("./solver/isolated-planner.js");
@@ -217,7 +228,9 @@ async function main(): Promise<void> {
     case "demo": {
       const { runDemo } = await import("./demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
-      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`) });
+      // In a terminal the demo waits for Enter so the web view can be browsed; piped (tests, CI) it ends with the session.
+      const keepOpen = process.stdin.isTTY ? () => enterPressed() : undefined;
+      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}) });
       return;
     }
     case "solver": {

@@ -68,9 +68,17 @@ function screenshotPath(): string {
 
 async function graphNodes(page: Page): Promise<Array<{ id: string; label: string; classes: string[] }>> {
   return page.evaluate(() => {
-    const view = (window as unknown as { mfrView: { cy: { nodes(): Array<{ id(): string; data(k: string): string; classes(): string[] }> } | null } }).mfrView;
+    const view = (globalThis as unknown as InPage).mfrView;
     return (view.cy?.nodes() ?? []).map((n) => ({ id: n.id(), label: n.data("label"), classes: n.classes() }));
   });
+}
+
+/** What the tests read inside the page (the compiler here knows Node, not the DOM). */
+interface InPage {
+  document: { getElementById(id: string): { textContent: string | null } | null; querySelectorAll(selector: string): { length: number } };
+  mfrView: { cy: { nodes(): Array<{ id(): string; data(k: string): string; classes(): string[] }> } | null };
+  notReloaded?: boolean;
+  pwned?: boolean;
 }
 
 describe("the web view in a browser", () => {
@@ -88,7 +96,7 @@ describe("the web view in a browser", () => {
     const errors = collectPageErrors(page);
     await page.goto(new URL("/sessions", url).href);
     await page.waitForSelector("body[data-ready]");
-    await page.waitForFunction(() => document.getElementById("live-state")?.textContent === "live");
+    await page.waitForFunction(() => (globalThis as unknown as InPage).document.getElementById("live-state")?.textContent === "live");
 
     await human.sendGroupchat(room, { body: "mfr-start Deliver goods from the depot to the warehouse with one truck" });
     const request = await human.waitForMessage(negotiation("ModelContributionRequest"));
@@ -99,7 +107,7 @@ describe("the web view in a browser", () => {
     await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && (m.payload?.json as { round: number }).round === 2, 15_000);
     await page.click(`tr[data-session="${sessionId}"] a`);
     await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: 10_000 });
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate(() => ((globalThis as unknown as InPage).notReloaded = true));
 
     // One node per model item, the same items as the table; the violation on its node.
     const nodes = await graphNodes(page);
@@ -114,7 +122,7 @@ describe("the web view in a browser", () => {
     expect(await page.locator(`table.items tr[data-item$="#crate"] td`).first().textContent()).toBe(HOSTILE_NAME);
     expect(nodes.find((n) => n.id.endsWith("#crate"))?.label).toBe(HOSTILE_NAME);
     expect(await page.locator("main script, main img").count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).pwned)).toBeUndefined();
 
     // The screenshot shows the session mid-way: a fix round asked for, the violation on its node.
     const shot = await page.screenshot({ fullPage: true });
@@ -125,13 +133,16 @@ describe("the web view in a browser", () => {
     // The fix arrives; the page follows the session to its end by itself.
     await planner.contribute(sessionId, PLANNER_TURTLE);
     await page.waitForSelector('tr[data-kind="complete"]', { timeout: 20_000 });
-    await page.waitForFunction(() => document.querySelectorAll("#model-graph[data-state=drawn]").length === 1 && document.querySelectorAll("table.findings tr.sev-Violation").length === 0);
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as InPage;
+      return document.querySelectorAll("#model-graph[data-state=drawn]").length === 1 && document.querySelectorAll("table.findings tr.sev-Violation").length === 0;
+    });
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).notReloaded)).toBe(true);
     expect(await page.locator("#session-status").textContent()).toBe("solved");
     expect((await graphNodes(page)).filter((n) => n.classes.includes("violation"))).toHaveLength(0);
 
     // Every kind of event, and every logged input, is on the timeline.
-    const kinds = await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.kind));
+    const kinds = await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")));
     for (const kind of ["request", "contribution-request", "contribution", "validation-started", "validation", "fix-round", "solution-request", "proposal", "complete"]) expect(kinds).toContain(kind);
     expect(kinds.filter((k) => k === "contribution"), kinds.join(",")).toHaveLength(3);
     expect(kinds.filter((k) => k === "validation")).toHaveLength(2);
@@ -155,7 +166,7 @@ describe("the web view in a browser", () => {
     const liveKinds = kinds.join(",");
     await page.reload();
     await page.waitForSelector("#model-graph[data-state=drawn]");
-    expect((await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.kind))).join(",")).toBe(liveKinds);
+    expect((await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))).join(",")).toBe(liveKinds);
     expect(await graphNodes(page)).toHaveLength(MODEL_ITEMS);
 
     // The sessions page filters by status.
@@ -179,7 +190,7 @@ describe("the web view in a browser", () => {
     expect(refused?.status()).toBe(401);
     await page.goto(new URL(`/sessions?token=${token}`, url).href);
     expect(page.url()).toBe(new URL("/sessions", url).href);
-    await page.waitForFunction(() => document.getElementById("live-state")?.textContent === "live");
+    await page.waitForFunction(() => (globalThis as unknown as InPage).document.getElementById("live-state")?.textContent === "live");
     // Refused pages are a console error in Chromium; only the one we asked for.
     expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
   }, 60_000);
