@@ -103,7 +103,8 @@ async function answer(request: IncomingMessage, response: ServerResponse, routes
     }
     plain(response, 404, "not found");
   } catch (err) {
-    log.error({ err, path: request.url }, "web view request failed");
+    // The path only: a query may carry the token.
+    log.error({ err, path: (request.url ?? "").split("?")[0] }, "web view request failed");
     if (response.headersSent) response.destroy();
     else plain(response, 500, "internal error (see the coordinator's log)");
   }
