@@ -135,8 +135,22 @@ async function runStart(config: Config, log: Logger): Promise<void> {
     await coordinator.start();
   } catch (err) {
     if (err instanceof AuthenticationError) fail(err.message, EXIT_FAILED);
+    // The web view's port is taken (or not ours to bind): one line, not a stack.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") fail(`the web view cannot listen on ${config.http.host}:${String(config.http.port)} (${code})`, EXIT_FAILED);
     throw err;
   }
+}
+
+/** Resolves at the next line typed on the terminal. */
+function enterPressed(): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.resume();
+    process.stdin.once("data", () => {
+      process.stdin.pause();
+      resolve();
+    });
+  });
 }
 
 async function runSolver(config: Config, log: Logger): Promise<void> {
@@ -214,7 +228,9 @@ async function main(): Promise<void> {
     case "demo": {
       const { runDemo } = await import("./demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
-      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`) });
+      // In a terminal the demo waits for Enter so the web view can be browsed; piped (tests, CI) it ends with the session.
+      const keepOpen = process.stdin.isTTY ? () => enterPressed() : undefined;
+      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}) });
       return;
     }
     case "solver": {

@@ -30,6 +30,7 @@ import { partRefusalReason, type RefusalReason } from "./ops/refusals.js";
 import type { Route } from "./ops/route.js";
 import { operationsRoutes } from "./ops/routes.js";
 import { SessionMetrics } from "./ops/session-metrics.js";
+import { startWebView, type RunningWebView } from "./web/index.js";
 
 /** Where a reply goes: the room a command was said in, or back to a 1:1 sender. */
 export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string };
@@ -80,6 +81,7 @@ export class Coordinator {
   readonly sessions: SessionHost;
   /** What /metrics shows (src/ops/): fed by the session steps, the refusals below and the connection. */
   readonly metrics: OperationsMetrics;
+  private web: RunningWebView | undefined;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -167,6 +169,7 @@ export class Coordinator {
       this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
       this.pruneTimer.unref();
     }
+    await this.startWebView();
     answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("online", () => this.metrics.connectionOnline());
@@ -193,6 +196,32 @@ export class Coordinator {
     await this.connection.start();
   }
 
+  /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
+  get webUrl(): string | undefined {
+    return this.web?.url;
+  }
+
+  /**
+   * The web view, when `mfr:httpPort` (or MFR_HTTP_PORT) is set: read-only pages over the
+   * sessions, fed by the host's stream of steps. Started after the restore, so the pages
+   * never show a half-rebuilt state; a port that cannot be bound stops the start.
+   */
+  private async startWebView(): Promise<void> {
+    const { http } = this.config;
+    if (http.port === null) return;
+    this.web = await startWebView({
+      host: http.host,
+      port: http.port,
+      token: http.token ?? undefined,
+      sessions: this.sessions,
+      store: this.store,
+      now: this.now,
+      log: this.log,
+      extraRoutes: this.operationsRoutes(),
+    });
+    this.log.info({ url: this.web.url, token: http.token !== null }, "web view listening");
+  }
+
   /** The MFR phase rooms (agent:mfrRooms), each once: two phases may share a room. */
   private phaseRoomJids(): string[] {
     return [...new Set(Object.values(this.config.phaseRooms).flatMap((jid) => (jid ? [bareJid(jid)] : [])))];
@@ -206,6 +235,7 @@ export class Coordinator {
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    await this.web?.close();
     await this.sessions.close();
     await this.models.close();
     await this.rooms.leaveAll();

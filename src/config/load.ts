@@ -5,7 +5,7 @@ import { ConfigError, shown } from "./errors.js";
 import { readProfile, type ProfileValues } from "./profile.js";
 import { PROFILE_PROPERTIES } from "./profile-vocab.js";
 import { ConfigSchema, DEFAULTS, type Config } from "./schema.js";
-import { readPassword } from "./secrets.js";
+import { readHttpToken, readPassword } from "./secrets.js";
 
 export const DEFAULT_PROFILE = "config/agents/coordinator.ttl";
 export const DEFAULT_SECRETS = "config/agents/secrets.json";
@@ -32,6 +32,7 @@ const ENV_OVERRIDES: ReadonlyArray<{ variable: string; key: string }> = [
   { variable: "MFR_REASON_ROOM", key: "reasonRoom" },
   { variable: "MFR_NICK", key: "nick" },
   { variable: "MFR_DATA_DIR", key: "dataDir" },
+  { variable: "MFR_HTTP_HOST", key: "httpHost" },
 ];
 
 /** The package root, so that shipped files (shapes) are found wherever the command runs. */
@@ -70,6 +71,15 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     password = readPassword(secretsPath, passwordKey);
     sourceOf.set("password", secretsPath);
   }
+
+  // The environment gives text; a port that is not a number is left as it is, for the schema to name.
+  if (env.MFR_HTTP_PORT !== undefined && env.MFR_HTTP_PORT !== "") {
+    values.httpPort = /^\d+$/.test(env.MFR_HTTP_PORT) ? Number(env.MFR_HTTP_PORT) : env.MFR_HTTP_PORT;
+    sourceOf.set("httpPort", "MFR_HTTP_PORT");
+  }
+  const tokenFile = secretsPath ?? resolve(cwd, flags.secrets ?? env.MFR_SECRETS ?? DEFAULT_SECRETS);
+  const httpToken = env.MFR_HTTP_TOKEN ? env.MFR_HTTP_TOKEN : readHttpToken(tokenFile);
+  sourceOf.set("httpToken", env.MFR_HTTP_TOKEN ? "MFR_HTTP_TOKEN" : tokenFile);
 
   const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? DEFAULTS.logLevel;
   sourceOf.set("logLevel", flags.logLevel ? "--log-level" : env.LOG_LEVEL ? "LOG_LEVEL" : profilePath);
@@ -127,6 +137,11 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       validate: values.validateRoom ?? null,
       reason: values.reasonRoom ?? null,
     },
+    http: {
+      port: values.httpPort ?? null,
+      host: values.httpHost ?? DEFAULTS.httpHost,
+      token: httpToken ?? null,
+    },
   };
 
   const parsed = ConfigSchema.safeParse(candidate);
@@ -134,12 +149,19 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     const issue = parsed.error.issues[0];
     const path = issue?.path ?? [];
     // The phase rooms sit under `phaseRooms.construct` …; the profile and the environment call them `constructRoom` ….
-    const key = path[0] === "phaseRooms" && path.length === 2 ? `${String(path[1])}Room` : String(path[path.length - 1] ?? "config");
+    // … and the web view's settings `http.port` …; they are `httpPort` … there.
+    const key =
+      path[0] === "phaseRooms" && path.length === 2
+        ? `${String(path[1])}Room`
+        : path[0] === "http" && path.length === 2
+          ? `http${String(path[1]).charAt(0).toUpperCase()}${String(path[1]).slice(1)}`
+          : String(path[path.length - 1] ?? "config");
     const where = sourceOf.get(key === "password" ? "password" : key) ?? (key in DEFAULTS ? "default" : profilePath);
     const got = valueAt(candidate, path);
     const missing = got === undefined || got === null;
+    const secret = key === "password" || key === "httpToken";
     const field = fieldName(key, where);
-    throw new ConfigError(where, field, `${missing ? "is missing: " : ""}expected ${issue?.message ?? "a valid value"}`, missing || key === "password" ? undefined : shown(got));
+    throw new ConfigError(where, field, `${missing ? "is missing: " : ""}expected ${issue?.message ?? "a valid value"}`, missing || secret ? undefined : shown(got));
   }
   if (!existsSync(parsed.data.mfr.shapesPath)) {
     throw new ConfigError(sourceOf.get("shapesPath") ?? "default", "mfr:shapesPath", `file not found: ${parsed.data.mfr.shapesPath}`);
@@ -198,5 +220,5 @@ export function resolveDataDir(flags: ConfigFlags, env: Environment, cwd: string
 
 /** The effective configuration with secrets masked, for `check-config` and the start-up log. */
 export function describeConfig(config: Config): Record<string, unknown> {
-  return { ...config, xmpp: { ...config.xmpp, password: "********" } };
+  return { ...config, xmpp: { ...config.xmpp, password: "********" }, http: { ...config.http, token: config.http.token === null ? null : "********" } };
 }

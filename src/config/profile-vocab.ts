@@ -57,6 +57,9 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("protocolAllowList", "mfr", MFR, "mfr", "allowProtocolFrom", "strings"),
   prop("dataDir", "mfr", MFR, "mfr", "dataDir", "string"),
   prop("agentsDir", "mfr", MFR, "mfr", "agentsDir", "string"),
+  // The web view (off unless a port is given).
+  prop("httpPort", "mfr", MFR, "mfr", "httpPort", "integer"),
+  prop("httpHost", "mfr", MFR, "mfr", "httpHost", "string"),
   prop("retentionMaxAgeDays", "mfr", MFR, "mfr", "retentionMaxAgeDays", "integer"),
   prop("retentionMaxCount", "mfr", MFR, "mfr", "retentionMaxCount", "integer"),
 ];

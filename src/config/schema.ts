@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isLoopback } from "../web/loopback.js";
 
 /** A bare JID (local@domain), as used for rooms. */
 const bareJid = z
@@ -58,6 +59,16 @@ export const LimitsSchema = z.object({
 });
 
 /**
+ * The web view (src/web/): off unless a port is given (0: any free port); it listens on
+ * loopback unless told otherwise, and beyond loopback only with a token.
+ */
+export const HttpSchema = z.object({
+  port: z.number().int("a whole port number").min(0, "a port from 0 to 65535").max(65535, "a port from 0 to 65535").nullable(),
+  host: z.string().min(1, "an address to listen on, such as 127.0.0.1"),
+  token: z.string().min(16, "a token of at least 16 characters").nullable(),
+});
+
+/**
  * The MFR phase rooms (agent:mfrRooms): each also receives its phase's protocol messages,
  * and agents there may contribute and propose. Two phases may share a room.
  */
@@ -92,8 +103,13 @@ export const ConfigSchema = z
     logLevel: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(", ")}` }),
     // None unless given, so a configuration built in code (the demo) need not mention them.
     phaseRooms: PhaseRoomsSchema.default({ construct: null, validate: null, reason: null }),
+    http: HttpSchema.default({ port: null, host: "127.0.0.1", token: null }),
   })
   .superRefine((config, ctx) => {
+    // Anyone who can reach a public address could read every session: a token is required there.
+    if (config.http.port !== null && !isLoopback(config.http.host) && config.http.token === null) {
+      ctx.addIssue({ code: "custom", path: ["http", "host"], message: "a loopback address (127.0.0.1) unless a token is set (http.token in the secrets file, or MFR_HTTP_TOKEN)" });
+    }
     // A phase room that is the primary or log room would get every message twice, and the
     // log room's readers the protocol traffic it exists to keep out.
     const others = [
@@ -112,6 +128,7 @@ export type XmppAccount = z.infer<typeof XmppAccountSchema>;
 export type MfrSettings = z.infer<typeof MfrSettingsSchema>;
 export type Limits = z.infer<typeof LimitsSchema>;
 export type PhaseRooms = z.infer<typeof PhaseRoomsSchema>;
+export type HttpSettings = z.infer<typeof HttpSchema>;
 /** A phase of a session that may have a room of its own. */
 export type Phase = keyof PhaseRooms;
 
@@ -141,6 +158,7 @@ export const DEFAULTS = {
   messagesPerMinute: 120,
   maxQueuedModelJobs: 5000,
   dataDir: "./data",
+  httpHost: "127.0.0.1",
   retentionMaxAgeDays: 90,
   retentionMaxCount: 10_000,
   logLevel: "info",

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "./errors.js";
 
@@ -28,4 +28,23 @@ export function readPassword(path: string, key: string): string {
     throw new ConfigError(path, `xmpp.${key}`, "is missing: expected the password named by the profile's xmpp:passwordKey");
   }
   return password;
+}
+
+const HttpSecretsSchema = z.object({ http: z.object({ token: z.string() }).optional() });
+
+/**
+ * The web view's token from `{"http": {"token": "…"}}` in the secrets file, if the file and
+ * the entry exist (the file may hold only XMPP passwords, or be absent when XMPP_PASSWORD is set).
+ */
+export function readHttpToken(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ConfigError(path, "secrets", `is not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = HttpSecretsSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(path, "http", 'expected {"http": {"token": "<token>"}} with a string token');
+  return parsed.data.http?.token;
 }

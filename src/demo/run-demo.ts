@@ -28,6 +28,11 @@ export interface DemoOptions {
   /** May the demo run apt-get to install Prosody? */
   allowInstall: boolean;
   print: (line: string) => void;
+  /**
+   * When given (a terminal), the demo keeps everything up, the web view included, until it
+   * resolves (Enter pressed); without it the demo ends with the session, as in the tests.
+   */
+  keepOpen?: () => Promise<void>;
 }
 
 /** Runs the demo; resolves with the process exit code. */
@@ -57,6 +62,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     stoppers.push(() => coordinator.stop());
     await coordinator.start();
     await waitUntil(() => coordinator.rooms.isJoined(ROOM), 10_000, "the coordinator did not join the room");
+    print(`demo: the web view is at ${coordinator.webUrl ?? "(off)"}`);
 
     const started = Date.now();
     const alice = new RoomTranscript({ service: server.service, domain: server.domain, username: "alice", password: accounts.alice as string }, ROOM, "alice", print, started);
@@ -90,6 +96,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     print(`Final summary (${status}):\n${String(complete.payload?.json?.summary ?? "")}\n`);
     print(`demo: the coordinator's log is in ${logPath}; the solver's in ${join(dir, "solver.log")}`);
     print(`demo: export this session with: node dist/src/cli.js export ${sessionId} --data-dir ${config.dataDir}`);
+    if (options.keepOpen) {
+      print(`demo: the session's page: ${new URL(`/sessions/${sessionId}`, coordinator.webUrl ?? "http://127.0.0.1/").href}`);
+      print("demo: press Enter to stop the web view and the demo");
+      await options.keepOpen();
+    }
     return status === "solved" ? 0 : 1;
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
@@ -142,6 +153,8 @@ function demoConfig(server: LocalProsody, password: string, dir: string): Config
     agentsDir: resolveShipped(process.cwd(), "config/agents"),
     retention: { maxAgeDays: DEFAULTS.retentionMaxAgeDays, maxCount: DEFAULTS.retentionMaxCount },
     logLevel: "debug",
+    // The web view on a free loopback port: open, since only this machine can reach it.
+    http: { port: 0, host: "127.0.0.1", token: null },
   });
 }
 

@@ -12,17 +12,21 @@
  *
  * VAL is not run here: `Validate -v <id>.domain.pddl <id>.problem.pddl <id>.<agent>.plan`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { Parser } from "n3";
 import { readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
 import { hasFormalPart } from "../session/verdicts.js";
 import type { Session, SessionId } from "../session/types.js";
-import { ExportError, sessionToExport, type ExportResult } from "./export.js";
+import { ExportError, sessionToExport, writeExportFiles, type ExportResult } from "./export.js";
 import { contributionGraphs } from "./model-trig.js";
 import type { SessionStore } from "./session-store.js";
 
 export function exportSessionPddl(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+  const { files, notes } = sessionPddlFiles(store, sessionId);
+  return { files: writeExportFiles(outDir, files), notes };
+}
+
+/** The files `exportSessionPddl` writes, as names and contents; throws ExportError when there is no formal part. */
+export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[] } {
   const { session } = sessionToExport(store, sessionId);
   const notes: string[] = [];
   const model = formalModelOf(store, sessionId, session, notes);
@@ -47,16 +51,7 @@ export function exportSessionPddl(store: SessionStore, sessionId: SessionId, out
   const skipped = (session?.proposals.length ?? 0) - withPlans.length;
   if (skipped > 0) notes.push(`${skipped} proposal${skipped === 1 ? " has" : "s have"} no plan, so no plan file`);
 
-  const dir = resolve(outDir);
-  mkdirSync(dir, { recursive: true });
-  return {
-    files: files.map(([name, content]) => {
-      const path = join(dir, name);
-      writeFileSync(path, content);
-      return path;
-    }),
-    notes,
-  };
+  return { files, notes };
 }
 
 /** The formal model plans were checked against, or the one its contributions (or saved TriG) give. */

@@ -44,7 +44,8 @@ export function sessionToExport(store: SessionStore, sessionId: SessionId): { se
   return { session, events };
 }
 
-export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+/** The files `exportSession` writes, as names and contents (the web view serves them as downloads). */
+export function sessionExportFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[] } {
   const { session, events } = sessionToExport(store, sessionId);
 
   const notes: string[] = [];
@@ -56,23 +57,29 @@ export function exportSession(store: SessionStore, sessionId: SessionId, outDir:
   };
   const proposals = { sessionId, proposals: session?.proposals ?? [] };
   const history = { sessionId, events: events.map(({ seq, at, input }: StoredEvent) => ({ seq, at, input })) };
-
-  const dir = resolve(outDir);
-  mkdirSync(dir, { recursive: true });
   const files: Array<[string, string]> = [
     [`${sessionId}.trig`, model],
     [`${sessionId}.validation.json`, json(validations)],
     [`${sessionId}.proposals.json`, json(proposals)],
     [`${sessionId}.events.json`, json(history)],
   ];
-  return {
-    files: files.map(([name, content]) => {
-      const path = join(dir, name);
-      writeFileSync(path, content);
-      return path;
-    }),
-    notes,
-  };
+  return { files, notes };
+}
+
+export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+  const { files, notes } = sessionExportFiles(store, sessionId);
+  return { files: writeExportFiles(outDir, files), notes };
+}
+
+/** Writes the files into `outDir` (made if missing); returns their absolute paths, in order. */
+export function writeExportFiles(outDir: string, files: ReadonlyArray<[string, string]>): string[] {
+  const dir = resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  return files.map(([name, content]) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  });
 }
 
 /**

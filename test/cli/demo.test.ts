@@ -8,6 +8,9 @@ describe("npm run demo (the main job)", () => {
     expect(run.code).toBe(0);
     const out = run.stdout;
     expect(out).toContain("--- room transcript");
+    // The web view comes up on loopback; without a terminal the demo does not wait for Enter.
+    expect(out).toMatch(/demo: the web view is at http:\/\/127\.0\.0\.1:\d+\//);
+    expect(out).not.toContain("press Enter");
     expect(out).toMatch(/\[ModelContributionRequest\]/);
     expect(out).toMatch(/the model has 1 violation; fix round 1 of 2: 1 agent asked to fix/);
     // The fix-round request needs no line of its own: the validation result announced it.

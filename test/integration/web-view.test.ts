@@ -1,0 +1,197 @@
+/**
+ * The web view in a real browser (headless Debian Chromium) over a real coordinator and a
+ * real Prosody: a session appears live, its page follows it to the end without a reload,
+ * the graph has one node per model item with the finding on its node, the timeline has
+ * every logged event, untrusted text stays text, and no script error reaches the console.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { collectPageErrors, launchBrowser, pngByteVariety } from "../support/browser.js";
+import { REPO_ROOT } from "../support/cli.js";
+import { CoordinatorProcess } from "../support/coordinator-process.js";
+import { TestPeer, type ReceivedMessage } from "../support/peer.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
+import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
+
+const { server, afterThis } = useTestProsody();
+
+/** An agent-supplied literal that would run if it were ever written into a page as markup. */
+const HOSTILE_NAME = `<script>window.pwned = true</script><img src=x onerror="window.pwned = true">crate`;
+const MODELER_WITH_HOSTILE_NAME = `${MODELER_TURTLE}<#crate> a mfr:Entity ; mfr:entityType "Box" ; schema:name ${JSON.stringify(HOSTILE_NAME)} .\n`;
+/** truck, depot, warehouse, crate, drive (modeler); oneTruck, delivered (planner). */
+const MODEL_ITEMS = 7;
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const negotiation = (type: string, sessionId?: string) => (m: ReceivedMessage) =>
+  m.payload?.mode === Mode.ModelNegotiation && m.payload.messageType === `${MFR}${type}` && (sessionId === undefined || (m.payload.json as { sessionId?: string }).sessionId === sessionId);
+
+async function coordinatorWithWebView(env: Record<string, string> = {}): Promise<{ room: string; coordinator: CoordinatorProcess; url: string }> {
+  const room = uniqueRoom(server());
+  const coordinator = await CoordinatorProcess.start({ server: server(), room, mfrConfig: "mfr:contributionTimeout 60000 ; mfr:reasoningTimeout 20000 ; mfr:httpPort 0 ;", env });
+  afterThis(() => coordinator.kill());
+  const listening = await coordinator.waitForLog((l) => l.msg === "web view listening");
+  await coordinator.joined(room);
+  return { room, coordinator, url: String(listening.url) };
+}
+
+async function agent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
+  const a = await ScriptedAgent.join(server(), room, nick, script);
+  afterThis(() => a.stop());
+  await a.announce();
+  return a;
+}
+
+async function person(room: string): Promise<TestPeer> {
+  const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+  afterThis(() => human.stop());
+  await human.joinRoom(room, "alice");
+  return human;
+}
+
+/** Where the screenshot goes: MFR_SCREENSHOT_DIR (e.g. `docs`, to refresh the README's), or the temp directory. */
+function screenshotPath(): string {
+  const dir = process.env.MFR_SCREENSHOT_DIR ? resolve(REPO_ROOT, process.env.MFR_SCREENSHOT_DIR) : join(tmpdir(), "mfr-web-view");
+  mkdirSync(dir, { recursive: true });
+  return join(dir, "session-page.png");
+}
+
+async function graphNodes(page: Page): Promise<Array<{ id: string; label: string; classes: string[] }>> {
+  return page.evaluate(() => {
+    const view = (globalThis as unknown as InPage).mfrView;
+    return (view.cy?.nodes() ?? []).map((n) => ({ id: n.id(), label: n.data("label"), classes: n.classes() }));
+  });
+}
+
+/** What the tests read inside the page (the compiler here knows Node, not the DOM). */
+interface InPage {
+  document: { getElementById(id: string): { textContent: string | null } | null; querySelectorAll(selector: string): { length: number } };
+  mfrView: { cy: { nodes(): Array<{ id(): string; data(k: string): string; classes(): string[] }> } | null };
+  notReloaded?: boolean;
+  pwned?: boolean;
+}
+
+describe("the web view in a browser", () => {
+  it("follows a session live: sessions page, timeline, graph with its finding, proposals, downloads", async () => {
+    const { room, url } = await coordinatorWithWebView();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const human = await person(room);
+    await agent(room, "modeler", { contribution: (round) => (round === 1 ? MODELER_WITH_HOSTILE_NAME : undefined), solution: () => GOOD_SOLUTION });
+    // The planner's fix is sent by the test, once the browser watches the session.
+    const planner = await agent(room, "planner", { contribution: (round) => (round === 1 ? PLANNER_TURTLE_BROKEN : undefined), solution: () => GOOD_SOLUTION });
+    await new Promise((r) => setTimeout(r, 200)); // the announcements reach the coordinator first
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    afterThis(() => page.close());
+    const errors = collectPageErrors(page);
+    await page.goto(new URL("/sessions", url).href);
+    await page.waitForSelector("body[data-ready]");
+    await page.waitForFunction(() => (globalThis as unknown as InPage).document.getElementById("live-state")?.textContent === "live");
+
+    await human.sendGroupchat(room, { body: "mfr-start Deliver goods from the depot to the warehouse with one truck" });
+    const request = await human.waitForMessage(negotiation("ModelContributionRequest"));
+    const sessionId = String((request.payload?.json as { sessionId: string }).sessionId);
+    // The session appears on the open sessions page without a reload.
+    await page.waitForSelector(`tr[data-session="${sessionId}"]`, { timeout: 10_000 });
+
+    await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && (m.payload?.json as { round: number }).round === 2, 15_000);
+    await page.click(`tr[data-session="${sessionId}"] a`);
+    await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: 10_000 });
+    await page.evaluate(() => ((globalThis as unknown as InPage).notReloaded = true));
+
+    // One node per model item, the same items as the table; the violation on its node.
+    const nodes = await graphNodes(page);
+    expect(nodes).toHaveLength(MODEL_ITEMS);
+    expect(await page.locator("table.items tbody tr[data-item]").count()).toBe(MODEL_ITEMS);
+    const focus = await page.locator("table.findings tr.sev-Violation").first().getAttribute("data-focus");
+    expect(focus).toMatch(/#delivered$/);
+    expect(nodes.find((n) => n.id === focus)?.classes).toContain("violation");
+    expect(nodes.filter((n) => n.classes.includes("violation"))).toHaveLength(1);
+
+    // Untrusted text is text: shown as written, never run.
+    expect(await page.locator(`table.items tr[data-item$="#crate"] td`).first().textContent()).toBe(HOSTILE_NAME);
+    expect(nodes.find((n) => n.id.endsWith("#crate"))?.label).toBe(HOSTILE_NAME);
+    expect(await page.locator("main script, main img").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).pwned)).toBeUndefined();
+
+    // The screenshot shows the session mid-way: a fix round asked for, the violation on its node.
+    const shot = await page.screenshot({ fullPage: true });
+    writeFileSync(screenshotPath(), shot);
+    expect(pngByteVariety(shot)).toBeGreaterThan(40);
+    expect(pngByteVariety(await page.locator("#model-graph").screenshot())).toBeGreaterThan(10);
+
+    // The fix arrives; the page follows the session to its end by itself.
+    await planner.contribute(sessionId, PLANNER_TURTLE);
+    await page.waitForSelector('tr[data-kind="complete"]', { timeout: 20_000 });
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as InPage;
+      return document.querySelectorAll("#model-graph[data-state=drawn]").length === 1 && document.querySelectorAll("table.findings tr.sev-Violation").length === 0;
+    });
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).notReloaded)).toBe(true);
+    expect(await page.locator("#session-status").textContent()).toBe("solved");
+    expect((await graphNodes(page)).filter((n) => n.classes.includes("violation"))).toHaveLength(0);
+
+    // Every kind of event, and every logged input, is on the timeline.
+    const kinds = await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")));
+    for (const kind of ["request", "contribution-request", "contribution", "validation-started", "validation", "fix-round", "solution-request", "proposal", "complete"]) expect(kinds).toContain(kind);
+    expect(kinds.filter((k) => k === "contribution"), kinds.join(",")).toHaveLength(3);
+    expect(kinds.filter((k) => k === "validation")).toHaveLength(2);
+    expect(kinds.filter((k) => k === "proposal")).toHaveLength(2);
+    const eventsHref = await page.locator('a[href$=".events.json"]').getAttribute("href");
+    const exported = (await page.evaluate(async (href) => (await fetch(href as string)).json(), eventsHref)) as { events: Array<{ at: number; input: { kind: string } }> };
+    expect(exported.events.length).toBeGreaterThanOrEqual(8);
+    for (const event of exported.events) {
+      expect(await page.locator(`table.timeline tr[data-at="${event.at}"][data-input="${event.input.kind}"]`).count(), `${event.input.kind} at ${event.at}`).toBeGreaterThan(0);
+    }
+    // The other downloads are the export's files.
+    const downloads = await page.locator(".downloads a").evaluateAll((links) => links.map((a) => a.textContent));
+    expect(downloads).toEqual([`${sessionId}.trig`, `${sessionId}.validation.json`, `${sessionId}.proposals.json`, `${sessionId}.events.json`]);
+    const trig = await page.evaluate(async (href) => (await fetch(href)).text(), `/sessions/${sessionId}/export/${sessionId}.trig`);
+    expect(trig).toContain("Truck 1");
+
+    // Proposals with their verdicts (this model has no formal part: unverifiable).
+    expect(await page.locator("table.proposals tbody tr[data-agent]").count()).toBe(2);
+
+    // The archived session reads the same after a reload (rebuilt from its logged inputs).
+    const liveKinds = kinds.join(",");
+    await page.reload();
+    await page.waitForSelector("#model-graph[data-state=drawn]");
+    expect((await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))).join(",")).toBe(liveKinds);
+    expect(await graphNodes(page)).toHaveLength(MODEL_ITEMS);
+
+    // The sessions page filters by status.
+    await page.goto(new URL("/sessions?status=solved", url).href);
+    expect(await page.locator(`tr[data-session="${sessionId}"]`).count()).toBe(1);
+    await page.goto(new URL("/sessions?status=failed", url).href);
+    expect(await page.locator(`tr[data-session="${sessionId}"]`).count()).toBe(0);
+
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it("with a token: refused without it, a browser opens it once with ?token= and stays in", async () => {
+    const token = "web-view-test-token-0123456789";
+    const { url } = await coordinatorWithWebView({ MFR_HTTP_TOKEN: token });
+    expect((await fetch(new URL("/sessions", url))).status).toBe(401);
+    expect((await fetch(new URL("/sessions", url), { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    const page = await browser.newPage();
+    afterThis(() => page.close());
+    const errors = collectPageErrors(page);
+    const refused = await page.goto(new URL("/sessions", url).href);
+    expect(refused?.status()).toBe(401);
+    await page.goto(new URL(`/sessions?token=${token}`, url).href);
+    expect(page.url()).toBe(new URL("/sessions", url).href);
+    await page.waitForFunction(() => (globalThis as unknown as InPage).document.getElementById("live-state")?.textContent === "live");
+    // Refused pages are a console error in Chromium; only the one we asked for.
+    expect(errors.filter((e) => !e.includes("401"))).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,149 @@
+/*
+ * The web view's one script (served as it is; no build step). It draws the model graph with
+ * cytoscape and keeps a live page current: each server-sent `step` event makes it fetch the
+ * page again and swap in the sections marked `data-live`, which the server drew (and escaped).
+ * Nothing here builds HTML from data: text goes in as text, or through cytoscape's canvas.
+ * Without this script the page is the same tables, reloaded by hand.
+ */
+/* global document, window, fetch, EventSource, DOMParser, cytoscape, cytoscapeDagre */
+"use strict";
+
+(function () {
+  /** Read by the browser tests: the graph instance and how often the page was refreshed. */
+  const view = { cy: null, refreshes: 0, graphVersion: null };
+  window.mfrView = view;
+
+  const SHAPES = { entities: "round-rectangle", stateVariables: "ellipse", actions: "hexagon", constraints: "diamond", goals: "star" };
+
+  /** Colours come from the server as data; styles are set from script, since the policy forbids inline style attributes. */
+  function paintLegend() {
+    for (const el of document.querySelectorAll("[data-colour]")) {
+      el.style.borderLeftColor = el.dataset.colour;
+    }
+  }
+
+  function worstSeverity(findings) {
+    if (findings.some((f) => f.severity === "Violation")) return "violation";
+    if (findings.some((f) => f.severity === "Warning")) return "warning";
+    return findings.length > 0 ? "info" : "";
+  }
+
+  async function drawGraph() {
+    const box = document.getElementById("model-graph");
+    if (!box || typeof cytoscape !== "function") return;
+    const answer = await fetch(box.dataset.src, { credentials: "same-origin" });
+    if (!answer.ok) return;
+    const graph = await answer.json();
+    if (view.cy) {
+      view.cy.destroy();
+      view.cy = null;
+    }
+    if (graph.nodes.length === 0) {
+      box.hidden = true;
+      box.dataset.state = "empty";
+      return;
+    }
+    box.hidden = false;
+    if (typeof cytoscapeDagre === "function" && !cytoscape("layout", "dagre")) cytoscape.use(cytoscapeDagre);
+    const colours = new Map(graph.agents.map((a) => [a.name, a.colour]));
+    const nodes = graph.nodes.map((n) => {
+      const severity = worstSeverity(n.findings);
+      return {
+        data: {
+          id: n.id,
+          label: (severity === "violation" ? "\u26a0 " : "") + n.label,
+          kind: n.kind,
+          agents: n.agents.join(", "),
+          colour: colours.get(n.agents[0]) || "#777777",
+          shape: SHAPES[n.kind] || "ellipse",
+          findings: n.findings.map((f) => `${f.severity}: ${f.message}`).join("\n"),
+        },
+        classes: [severity, n.agents.length > 1 ? "shared" : ""].filter(Boolean).join(" "),
+      };
+    });
+    const edges = graph.edges.map((e, i) => ({ data: { id: `edge-${i}`, source: e.source, target: e.target, label: e.label } }));
+    view.cy = cytoscape({
+      container: box,
+      elements: [...nodes, ...edges],
+      wheelSensitivity: 0.3,
+      style: [
+        { selector: "node", style: { label: "data(label)", shape: "data(shape)", "background-color": "data(colour)", color: "#1a1a1a", "font-size": 11, "text-valign": "bottom", "text-margin-y": 4, width: 28, height: 28, "border-width": 1, "border-color": "#333333", "text-wrap": "ellipsis", "text-max-width": 140 } },
+        { selector: "node.shared", style: { "border-width": 3, "border-style": "dashed" } },
+        { selector: "node.warning", style: { "border-width": 4, "border-color": "#d08700" } },
+        { selector: "node.violation", style: { "border-width": 5, "border-color": "#c00000", "border-style": "double", color: "#c00000", "font-weight": "bold" } },
+        { selector: "edge", style: { width: 1.5, "line-color": "#999999", "target-arrow-color": "#999999", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 9, color: "#555555", "text-rotation": "autorotate" } },
+      ],
+      layout: cytoscape("layout", "dagre") ? { name: "dagre", rankDir: "LR", nodeSep: 30, rankSep: 80 } : { name: "breadthfirst" },
+    });
+    view.cy.on("tap", "node", (event) => {
+      const node = event.target;
+      const note = document.getElementById("graph-selection");
+      if (note) note.textContent = `${node.data("label")} (${node.data("kind")}, by ${node.data("agents")})${node.data("findings") ? ` \u2014 ${node.data("findings")}` : ""}`;
+    });
+    box.dataset.state = "drawn";
+  }
+
+  function graphVersion() {
+    const tables = document.getElementById("model-tables");
+    return tables ? tables.dataset.graphVersion : null;
+  }
+
+  function showState(text) {
+    const el = document.getElementById("live-state");
+    if (el) el.textContent = text;
+  }
+
+  let pending = false;
+  function scheduleRefresh(source) {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      refresh(source).catch((err) => showState(`update failed: ${err.message}`));
+    }, 150);
+  }
+
+  async function refresh(source) {
+    const answer = await fetch(window.location.href, { credentials: "same-origin" });
+    if (!answer.ok) return;
+    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+    for (const section of fresh.querySelectorAll("[data-live]")) {
+      const old = section.id ? document.getElementById(section.id) : null;
+      if (old) old.replaceWith(document.adoptNode(section));
+    }
+    paintLegend();
+    view.refreshes += 1;
+    document.body.dataset.refreshes = String(view.refreshes);
+    if (graphVersion() !== view.graphVersion) {
+      view.graphVersion = graphVersion();
+      await drawGraph();
+    }
+    if (!fresh.body.dataset.events) {
+      source.close();
+      showState("finished");
+    }
+  }
+
+  function followLive() {
+    const url = document.body.dataset.events;
+    if (!url || typeof EventSource !== "function") return;
+    const source = new EventSource(url);
+    source.addEventListener("open", () => showState("live"));
+    source.addEventListener("error", () => showState("reconnecting\u2026"));
+    source.addEventListener("step", () => scheduleRefresh(source));
+  }
+
+  function start() {
+    paintLegend();
+    view.graphVersion = graphVersion();
+    drawGraph()
+      .catch((err) => showState(`graph failed: ${err.message}`))
+      .finally(() => {
+        document.body.dataset.ready = "true";
+      });
+    followLive();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
