@@ -175,6 +175,13 @@ describe("the web view in a browser", () => {
     await page.goto(new URL("/sessions?status=failed", url).href);
     expect(await page.locator(`tr[data-session="${sessionId}"]`).count()).toBe(0);
 
+    // The operations endpoints are served by the same server, from the same step stream.
+    const metrics = await (await fetch(new URL("/metrics", url))).text();
+    expect(metrics).toMatch(/^mfr_sessions_completed_total\{status="solved"\} 1$/m);
+    const ready = await fetch(new URL("/readyz", url));
+    expect(ready.status).toBe(200);
+    expect((await fetch(new URL("/healthz", url))).status).toBe(200);
+
     expect(errors).toEqual([]);
   }, 90_000);
 
