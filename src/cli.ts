@@ -189,6 +189,8 @@ async function main(): Promise<void> {
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
         const result = (args.pddl ? exportSessionPddl : exportSession)(store, sessionId, args.out ?? process.cwd());
+        // The status goes beside the notes on stderr: stdout stays the list of files written.
+        process.stderr.write(`mfr-coordinator: ${result.status}\n`);
         for (const note of result.notes) process.stderr.write(`mfr-coordinator: note: ${note}\n`);
         process.stdout.write(`${result.files.join("\n")}\n`);
       } catch (err) {

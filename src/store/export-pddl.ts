@@ -18,6 +18,7 @@ import { Parser } from "n3";
 import { readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
 import { hasFormalPart } from "../session/verdicts.js";
 import type { Session, SessionId } from "../session/types.js";
+import { exportedStatusOf, statusLine } from "./export-status.js";
 import { ExportError, sessionToExport, type ExportResult } from "./export.js";
 import { contributionGraphs } from "./model-trig.js";
 import type { SessionStore } from "./session-store.js";
@@ -56,6 +57,7 @@ export function exportSessionPddl(store: SessionStore, sessionId: SessionId, out
       return path;
     }),
     notes,
+    status: statusLine(sessionId, exportedStatusOf(session)),
   };
 }
 
