@@ -271,7 +271,7 @@ describe("MFR sessions over a real room", () => {
   });
 
   it("verified solutions: a claimed success with a broken plan loses to a valid plan, which solves the session", async () => {
-    const { room, human, coordinator } = await setUp();
+    const { room, human } = await setUp();
     const blocks = readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8");
     const cheat = { success: true, message: "Done, trust me.", plan: ["unstack(C, A)", "pick-up(a)", "stack(a, b)"], satisfiesGoals: Array.from({ length: 50 }, () => ({ goal: "tower", satisfied: true })) };
     await agent(room, "cheater", { contribution: () => blocks, solution: () => cheat });
