@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
 import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
+import { withoutStreamManagement } from "./stream-features.js";
 import { NS_DISCO_INFO, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
 export interface AccountSettings {
@@ -198,6 +199,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     // The library retries every second, forever, each attempt a log line here; ours backs off
     // (scheduleReconnect) and logs an outage once.
     xmpp.reconnect.stop();
+    // Before the library's own listener reads the features: never enable XEP-0198 (stream-features.ts says why).
+    xmpp.prependListener("element", (element: Element) => {
+      if (withoutStreamManagement(element) > 0) this.log.debug("the server offers XEP-0198 stream management; not enabling it");
+    });
     // The client also sends stanzas it builds itself (IQ replies, presence): they pass the
     // same gate as ours, so no path reaches the socket with a character XML forbids.
     const clientSend = xmpp.send.bind(xmpp);
@@ -282,7 +287,6 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     if (outage) {
       this.log.info({ outageMs: outage.durationMs, attempts: outage.attempts, lastError: outage.lastError }, "connection to the XMPP server is back");
     }
-    await this.awaitStreamManagement();
     // Initial presence: without it the server does not route 1:1 messages sent to our bare JID.
     await this.xmpp?.send(xml("presence")).catch((err: unknown) => this.log.warn({ err: describeError(err) }, "initial presence failed"));
     this.log.info({ jid }, "connected to the XMPP server");
@@ -293,15 +297,6 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     }
     this.emit("online", jid);
     for (const stanza of queued) await this.send(stanza);
-  }
-
-  /**
-   * @xmpp/client 0.14 miscounts stanzas under XEP-0198 when we send right after `online`;
-   * where the server offers stream management, wait (briefly) until it is enabled.
-   */
-  private async awaitStreamManagement(): Promise<void> {
-    const sm = (this.xmpp as unknown as { streamManagement?: { enabled: boolean; enableSent?: boolean } }).streamManagement;
-    for (let waited = 0; sm?.enableSent && !sm.enabled && waited < 2000; waited += 50) await delay(50);
   }
 
   private onError(err: unknown): void {
