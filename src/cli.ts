@@ -5,7 +5,7 @@ import { describeConfig, loadConfig, resolveDataDir, type ConfigFlags } from "./
 import type { Config } from "./config/schema.js";
 import { Coordinator } from "./coordinator.js";
 import { createLogger, type Logger } from "./log.js";
-import { ExportError, SessionStore, StoreError, exportSession, exportSessionPddl } from "./store/index.js";
+import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl } from "./store/index.js";
 import { AuthenticationError } from "./xmpp/connection.js";
 
 /** Exit codes: 0 done, 1 failed while running, 2 bad configuration or usage. */
@@ -22,6 +22,7 @@ Commands:
   export ID --pddl
                   write the model's formal part as PDDL: ID.domain.pddl, ID.problem.pddl and
                   ID.AGENT.plan per proposed plan (check one with: Validate -v DOMAIN PROBLEM PLAN)
+  backup FILE     an online copy of the database (safe while the coordinator runs; --data-dir DIR)
   verify          replay every logged session and check it sends exactly what was sent live
                   (give it the profile the coordinator runs with: its rooms and stanza limit)
   solver          run the reference solver agent: a peer that answers SolutionRequests with
@@ -203,10 +204,28 @@ async function main(): Promise<void> {
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
         const result = (args.pddl ? exportSessionPddl : exportSession)(store, sessionId, args.out ?? process.cwd());
+        // The status goes beside the notes on stderr: stdout stays the list of files written.
+        process.stderr.write(`mfr-coordinator: ${result.status}\n`);
         for (const note of result.notes) process.stderr.write(`mfr-coordinator: note: ${note}\n`);
         process.stdout.write(`${result.files.join("\n")}\n`);
       } catch (err) {
         if (err instanceof ExportError) fail(err.message, EXIT_FAILED);
+        throw err;
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case "backup": {
+      const destination = args.rest[0];
+      if (!destination) fail(`backup needs a file to write\n\n${USAGE}`, EXIT_USAGE);
+      // Read-only: no lock, so it runs beside the coordinator that holds the data directory.
+      const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
+      try {
+        const result = await backupStore(store, destination);
+        process.stdout.write(`${result.path}: ${result.sessions} sessions (${result.archived} archived), ${result.bytes} bytes\n`);
+      } catch (err) {
+        if (err instanceof BackupError) fail(err.message, EXIT_FAILED);
         throw err;
       } finally {
         store.close();

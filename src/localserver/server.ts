@@ -58,6 +58,13 @@ export interface StartLocalProsodyOptions {
    * true). False makes a server like those that do not, for testing nick-only identity.
    */
   occupantIds?: boolean;
+  /**
+   * Whether the server offers XEP-0198 stream management (Prosody's mod_smacks, resumable
+   * sessions hibernated for `smacksHibernationSeconds`), as ejabberd does by default. Default false.
+   */
+  streamManagement?: boolean;
+  /** How long mod_smacks keeps a session whose connection dropped (default 600 s, Prosody's own). */
+  smacksHibernationSeconds?: number;
 }
 
 export interface LocalProsody {
@@ -110,6 +117,7 @@ class LocalProsodyServer implements LocalProsody {
     private readonly startTimeoutMs: number,
     private readonly onLog: ((line: string) => void) | undefined,
     readonly occupantIds: boolean,
+    readonly streamManagement: { enabled: boolean; hibernationSeconds: number },
   ) {
     this.logPath = join(dir, "prosody.log");
     this.forgetDir = ownsDir ? removeDirOnExit(dir) : undefined;
@@ -167,6 +175,8 @@ class LocalProsodyServer implements LocalProsody {
         PROSODY_TEST_PORT: String(this.port),
         PROSODY_STANZA_LIMIT: String(this.stanzaSizeLimit),
         PROSODY_OCCUPANT_ID: this.occupantIds ? "1" : "0",
+        PROSODY_SMACKS: this.streamManagement.enabled ? "1" : "0",
+        PROSODY_SMACKS_HIBERNATION: String(this.streamManagement.hibernationSeconds),
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -243,6 +253,7 @@ export async function startLocalProsody(opts: StartLocalProsodyOptions = {}): Pr
     opts.startTimeoutMs ?? 10_000,
     opts.onLog,
     opts.occupantIds ?? true,
+    { enabled: opts.streamManagement ?? false, hibernationSeconds: opts.smacksHibernationSeconds ?? 600 },
   );
   try {
     await mkdir(join(dir, "data"), { recursive: true }); // Prosody does not create it

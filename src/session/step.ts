@@ -16,7 +16,7 @@ import { beginCollecting, complete, dedupe, requestContributions } from "./lifec
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
 import { isSolved, repairIssues, verifyProposal } from "./verdicts.js";
-import { answerArrived, awaitedProposers, clearDeadline, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
+import { answerArrived, awaitedProposers, clearDeadline, closerOfDeadline, logWindowClosed, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
@@ -196,7 +196,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined, ...(input.parts ? { parts: input.parts.n } : {}) });
 
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
-    s.log("info", "every expected agent has contributed; merging early", { sessionId: session.id, round: session.round });
+    logWindowClosed(session, "contributions", "everyone answered", s);
     startAnalysis(session, s);
   } else if (session.phase === "collecting") {
     answerArrived(session, s);
@@ -269,6 +269,7 @@ function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome,
   }
   session.analysingVersion = null;
   session.validations.push({ round: session.round, at: s.now, outcome });
+  logValidationOutcome(session, outcome, s);
 
   if (!outcome.ok) {
     s.broadcast(validationResult(session, null, outcome.error), `Validation of ${session.id} could not finish: ${outcome.error}`);
@@ -290,6 +291,16 @@ function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome,
   }
   s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, null));
   complete(session, "failed", `${violationsReason(session, analysis.violations)} ${analysis.summary} ${nextStepsAfterViolations()}`, s);
+}
+
+/** The outcome of a round's validation, for the operator: one info line with the session id. */
+function logValidationOutcome(session: Session, outcome: AnalysisOutcome, s: Step): void {
+  if (outcome.ok) {
+    const { conforms, violations, warnings, tripleCount } = outcome.analysis;
+    s.log("info", "validation result", { sessionId: session.id, round: session.round, conforms, violations, warnings, triples: tripleCount });
+  } else {
+    s.log("info", "validation could not finish", { sessionId: session.id, round: session.round, error: outcome.error, timedOut: outcome.timedOut });
+  }
 }
 
 function validationResult(session: Session, analysis: ModelAnalysis | null, error: string | null): Broadcast {
@@ -336,6 +347,7 @@ function startFixRound(session: Session, analysis: ModelAnalysis, result: Broadc
   if (session.invitedAgents !== null) session.invitedAgents = dedupe([...session.invitedAgents, ...Object.keys(issues)]);
   session.expectedAgents = Object.keys(issues);
   session.phase = "collecting";
+  s.log("info", "fix round", { sessionId: session.id, fixRound: session.round - 1, of: session.settings.maxFixRounds, round: session.round, agents: Object.keys(issues) });
   // The validation result's line announces the fix round; who must fix what goes to the log room.
   s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, Object.keys(issues).length));
   s.say(say.fixDetail(session), "log");
@@ -387,6 +399,7 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
 
   const awaited = session.awaitedProposers ?? session.solvers;
   if (awaited.length > 0 && missingProposers(session).length === 0) {
+    logWindowClosed(session, "reasoning", "everyone answered", s);
     finishReasoning(session, s);
   } else {
     answerArrived(session, s);
@@ -410,6 +423,7 @@ function finishReasoning(session: Session, s: Step): void {
 function startRepairRound(session: Session, issues: Record<string, string[]>, s: Step): void {
   session.solutionRound = (session.solutionRound ?? 1) + 1;
   session.awaitedProposers = Object.keys(issues);
+  s.log("info", "repair round", { sessionId: session.id, repairRound: session.solutionRound - 1, of: session.settings.maxRepairRounds ?? 0, round: session.solutionRound, agents: Object.keys(issues) });
   s.broadcast(
     { type: "SolutionRequest", sessionId: session.id, model: session.model?.modelTurtle ?? "", round: session.solutionRound, requestedAgents: Object.keys(issues), issues },
     say.repairBody(session, Object.keys(issues), isSolved(session)),
@@ -426,6 +440,8 @@ function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }
     return;
   }
   session.deadline = null;
+  s.log("info", "deadline reached", { sessionId: session.id, deadline: deadline.kind, phase: session.phase });
+  if (deadline.kind === "contributions" || deadline.kind === "reasoning") logWindowClosed(session, deadline.kind, closerOfDeadline(session, at), s);
   switch (deadline.kind) {
     case "selection":
       onSelectionDeadline(session, input, s);

@@ -36,6 +36,39 @@ export function answerArrived(session: Session, s: Step): void {
   if (at !== deadline.at) setDeadline(session, deadline.kind, at, s);
 }
 
+/** Why a window closed, for the operator's log. */
+export type WindowCloser = "everyone answered" | "quiet period" | "timeout";
+
+/**
+ * One info line per closed window, with the session id: operators follow a session through
+ * its windows in the log without reading the room. A deadline closes it by its timeout when
+ * it is the window's upper bound, otherwise by the quiet period.
+ */
+export function logWindowClosed(session: Session, kind: "contributions" | "reasoning", closedBy: WindowCloser, s: Step): void {
+  if (kind === "contributions") {
+    s.log("info", "contribution window closed", {
+      sessionId: session.id,
+      round: session.round,
+      closedBy,
+      contributions: Object.keys(session.contributions).length,
+      missing: missingAgents(session),
+    });
+  } else {
+    s.log("info", "solution window closed", {
+      sessionId: session.id,
+      round: session.solutionRound ?? 1,
+      closedBy,
+      proposals: session.proposals.length,
+      missing: missingProposers(session),
+    });
+  }
+}
+
+/** Whether a window's deadline firing at `at` is its timeout or its quiet period. */
+export function closerOfDeadline(session: Session, at: number): WindowCloser {
+  return session.windowEndsAt !== undefined && session.windowEndsAt !== null && at < session.windowEndsAt ? "quiet period" : "timeout";
+}
+
 /** Agents asked in the current round who have not answered in it. */
 export function missingAgents(session: Session): string[] {
   const answered = Object.values(session.contributions)

@@ -16,17 +16,18 @@ import { Parser } from "n3";
 import { readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
 import { hasFormalPart } from "../session/verdicts.js";
 import type { Session, SessionId } from "../session/types.js";
+import { exportedStatusOf, statusLine } from "./export-status.js";
 import { ExportError, sessionToExport, writeExportFiles, type ExportResult } from "./export.js";
 import { contributionGraphs } from "./model-trig.js";
 import type { SessionStore } from "./session-store.js";
 
 export function exportSessionPddl(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
-  const { files, notes } = sessionPddlFiles(store, sessionId);
-  return { files: writeExportFiles(outDir, files), notes };
+  const { files, notes, status } = sessionPddlFiles(store, sessionId);
+  return { files: writeExportFiles(outDir, files), notes, status };
 }
 
 /** The files `exportSessionPddl` writes, as names and contents; throws ExportError when there is no formal part. */
-export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[] } {
+export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
   const { session } = sessionToExport(store, sessionId);
   const notes: string[] = [];
   const model = formalModelOf(store, sessionId, session, notes);
@@ -51,7 +52,7 @@ export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { f
   const skipped = (session?.proposals.length ?? 0) - withPlans.length;
   if (skipped > 0) notes.push(`${skipped} proposal${skipped === 1 ? " has" : "s have"} no plan, so no plan file`);
 
-  return { files, notes };
+  return { files, notes, status: statusLine(sessionId, exportedStatusOf(session)) };
 }
 
 /** The formal model plans were checked against, or the one its contributions (or saved TriG) give. */

@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Session, SessionId } from "../session/types.js";
+import { exportedStatusOf, isoTime, statusLine, type ExportedStatus } from "./export-status.js";
 import { contributionsTrig } from "./model-trig.js";
 import type { Artefact, StoredEvent } from "./records.js";
 import { sessionFromEvents } from "./replay.js";
@@ -26,6 +27,8 @@ export interface ExportResult {
   files: string[];
   /** Things the operator should know about the export (one line each). */
   notes: string[];
+  /** One line: the session's final status and when it completed, or that it is still running. */
+  status: string;
 }
 
 /** Session ids become file names; anything that could leave `outDir` is refused. */
@@ -45,30 +48,41 @@ export function sessionToExport(store: SessionStore, sessionId: SessionId): { se
 }
 
 /** The files `exportSession` writes, as names and contents (the web view serves them as downloads). */
-export function sessionExportFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[] } {
+export function sessionExportFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
   const { session, events } = sessionToExport(store, sessionId);
 
   const notes: string[] = [];
   const model = modelTrig(store, sessionId, session, notes);
+  // Every JSON file opens with the session's standing, so each one read alone says how it ended.
+  const standing: ExportedStatus = exportedStatusOf(session);
   const validations = {
     sessionId,
-    validations: session?.validations ?? [],
+    session: standing,
+    validations: (session?.validations ?? []).map((v) => ({ ...v, atIso: isoTime(v.at) })),
     reports: store.artefacts(sessionId, "validation").map(reportOf),
   };
-  const proposals = { sessionId, proposals: session?.proposals ?? [] };
-  const history = { sessionId, events: events.map(({ seq, at, input }: StoredEvent) => ({ seq, at, input })) };
+  const proposals = {
+    sessionId,
+    session: standing,
+    proposals: (session?.proposals ?? []).map((p) => ({ ...p, receivedAtIso: isoTime(p.receivedAt) })),
+  };
+  const history = {
+    sessionId,
+    session: standing,
+    events: events.map(({ seq, at, input }: StoredEvent) => ({ seq, at, atIso: isoTime(at), input })),
+  };
   const files: Array<[string, string]> = [
     [`${sessionId}.trig`, model],
     [`${sessionId}.validation.json`, json(validations)],
     [`${sessionId}.proposals.json`, json(proposals)],
     [`${sessionId}.events.json`, json(history)],
   ];
-  return { files, notes };
+  return { files, notes, status: statusLine(sessionId, standing) };
 }
 
 export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
-  const { files, notes } = sessionExportFiles(store, sessionId);
-  return { files: writeExportFiles(outDir, files), notes };
+  const { files, notes, status } = sessionExportFiles(store, sessionId);
+  return { files: writeExportFiles(outDir, files), notes, status };
 }
 
 /** Writes the files into `outDir` (made if missing); returns their absolute paths, in order. */
@@ -103,11 +117,12 @@ function modelTrig(store: SessionStore, sessionId: SessionId, session: Session |
 }
 
 /** Reports are saved as JSON text; one that is not JSON is exported as a string rather than lost. */
-function reportOf(artefact: Artefact): { at: number; report: unknown } {
+function reportOf(artefact: Artefact): { at: number; atIso: string; report: unknown } {
+  const when = { at: artefact.at, atIso: isoTime(artefact.at) };
   try {
-    return { at: artefact.at, report: JSON.parse(artefact.content) as unknown };
+    return { ...when, report: JSON.parse(artefact.content) as unknown };
   } catch {
-    return { at: artefact.at, report: artefact.content };
+    return { ...when, report: artefact.content };
   }
 }
 

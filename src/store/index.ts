@@ -13,6 +13,8 @@ export { archiveRecordOf } from "./records.js";
 export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 export { exportSession, ExportError } from "./export.js";
 export { exportSessionPddl } from "./export-pddl.js";
+export { backupStore, BackupError } from "./backup.js";
+export type { BackupResult } from "./backup.js";
 export type { ExportResult } from "./export.js";
 export { contributionGraphIri, contributionsTrig } from "./model-trig.js";
 export { replayEvents, sessionFromEvents } from "./replay.js";

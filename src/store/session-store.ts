@@ -288,6 +288,17 @@ export class SessionStore {
   }
 
   /** Checkpoints and closes the database, then lets the next coordinator in. Idempotent. */
+  /**
+   * Copies the whole database to `destination` with SQLite's online backup API: a
+   * consistent snapshot taken page by page while this or another connection keeps writing
+   * (a plain file copy under WAL can miss commits still in the -wal file). Works on a
+   * read-only store, so a backup runs beside the coordinator. See backup.ts.
+   */
+  async copyTo(destination: string): Promise<void> {
+    if (this.closed) throw new Error(`the store ${this.path} is closed`);
+    await this.db.backup(destination);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

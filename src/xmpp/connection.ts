@@ -1,8 +1,11 @@
 import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
+import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
+import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { feedParserInWholeTexts } from "./text-feed.js";
+import { withoutStreamManagement } from "./stream-features.js";
 import { NS_DISCO_INFO, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
 export interface AccountSettings {
@@ -19,13 +22,18 @@ export interface ConnectionOptions {
   maxStanzaBytes: number;
   /** How many stanzas to keep while offline. */
   outboxCapacity?: number;
-  /** Delay between attempts when the very first connection fails. */
-  initialRetryMs?: number;
+  /** Delays between attempts to reach the server (first connection and reconnects); default 1 s doubling to 30 s, jittered. */
+  backoff?: Partial<BackoffSettings>;
+  /** Clock for outage durations (tests pass a fake one). */
+  now?: () => number;
 }
 
 export type SendResult = "sent" | "queued" | "refused";
 
 export type IqGetHandler = (request: Element) => Element | true;
+
+/** The one warning an outage gives when it begins (tests look for it). */
+export const LOST_CONNECTION_LOG = "lost the connection to the XMPP server; reconnecting with backoff";
 
 /** Authentication was refused: retrying will not help, the operator must fix the credentials. */
 export class AuthenticationError extends Error {
@@ -48,7 +56,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private readonly outbox: Outbox;
   private readonly iqHandlers: Array<{ ns: string; name: string; handler: IqGetHandler }> = [];
   private stopping = false;
-  private failedReconnects = 0;
+  private readonly backoff: Backoff;
+  private readonly outage: OutageTracker;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private attemptInFlight = false;
   jid: string | undefined;
 
   constructor(
@@ -57,6 +68,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   ) {
     super();
     this.outbox = new Outbox(options.outboxCapacity ?? 500);
+    this.backoff = new Backoff({ ...DEFAULT_BACKOFF, ...options.backoff });
+    this.outage = new OutageTracker(options.now ?? Date.now);
   }
 
   get online(): boolean {
@@ -74,8 +87,9 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * server is retried until `stop()`, because operators often start us before the server.
    */
   async start(): Promise<void> {
-    for (let attempt = 1; !this.stopping; attempt++) {
+    while (!this.stopping) {
       const xmpp = this.createClient();
+      const attempt = this.outage.inOutage ? this.outage.attempt() : 1;
       try {
         await xmpp.start();
         return;
@@ -88,8 +102,15 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
             `the server refused the login of ${this.options.account.username}@${this.options.account.domain} (${describeError(err)}); check the username and password`,
           );
         }
-        this.log.warn({ attempt, service: this.options.account.service, err: describeError(err) }, "cannot reach the XMPP server yet; retrying");
-        await delay(this.options.initialRetryMs ?? 2000);
+        // One line when the server cannot be reached, one when it can (onOnline), none per attempt.
+        if (this.outage.begin()) {
+          this.outage.attempt();
+          this.log.warn({ service: this.options.account.service, err: describeError(err) }, "cannot reach the XMPP server yet; retrying with backoff");
+        }
+        this.outage.failed(describeError(err));
+        const wait = this.backoff.next();
+        this.log.debug({ attempt, retryInMs: wait, err: describeError(err) }, "connection attempt failed");
+        await delay(wait);
       }
     }
   }
@@ -145,12 +166,22 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     }
   }
 
+  /**
+   * Closes the stream in order: `</stream:stream>`, then waits (bounded by the client's
+   * timeout) for the server's own close before the socket goes, so the server ends the
+   * session as a logout rather than a lost connection.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.reconnectTimer);
     const xmpp = this.xmpp;
     if (!xmpp) return;
+    xmpp.reconnect.stop();
+    if (xmpp.status === "offline" || xmpp.status === "disconnect") return;
     try {
-      await xmpp.stop();
+      const closing = await xmpp.stop();
+      if (closing) this.log.info("closed the XMPP stream");
+      else this.log.info("closed the XMPP connection (the server did not close its stream in time)");
     } catch (err) {
       this.log.debug({ err: describeError(err) }, "error while closing the stream");
     }
@@ -168,6 +199,13 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     this.xmpp = xmpp;
     // Large stanzas (model parts) would otherwise cost the parser quadratic time (see text-feed.ts).
     feedParserInWholeTexts(xmpp);
+    // The library retries every second, forever, each attempt a log line here; ours backs off
+    // (scheduleReconnect) and logs an outage once.
+    xmpp.reconnect.stop();
+    // Before the library's own listener reads the features: never enable XEP-0198 (stream-features.ts says why).
+    xmpp.prependListener("element", (element: Element) => {
+      if (withoutStreamManagement(element) > 0) this.log.debug("the server offers XEP-0198 stream management; not enabling it");
+    });
     // The client also sends stanzas it builds itself (IQ replies, presence): they pass the
     // same gate as ours, so no path reaches the socket with a character XML forbids.
     const clientSend = xmpp.send.bind(xmpp);
@@ -179,10 +217,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     xmpp.on("error", (err: unknown) => this.onError(err));
     xmpp.on("status", (status: string) => this.log.debug({ status }, "xmpp status"));
     xmpp.on("online", (address: { toString(): string }) => void this.onOnline(address.toString()));
-    xmpp.on("disconnect", () => {
-      if (!this.stopping) this.log.info("disconnected from the XMPP server; reconnecting");
-      this.emit("offline");
-    });
+    xmpp.on("disconnect", () => this.onDisconnect(xmpp));
     xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
     return xmpp;
   }
@@ -200,10 +235,61 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     return safe.stanza;
   }
 
+  /**
+   * The socket is gone: the first time in an outage, say so and tell the rooms; then try
+   * again after the backoff. A failed attempt ends here too, and schedules the next one.
+   */
+  private onDisconnect(xmpp: Client): void {
+    // Before the first connection, start() retries on its own.
+    if (this.stopping || xmpp !== this.xmpp || this.jid === undefined) return;
+    if (this.outage.begin()) {
+      this.log.warn({ service: this.options.account.service }, LOST_CONNECTION_LOG);
+      this.emit("offline");
+    }
+    this.scheduleReconnect(xmpp);
+  }
+
+  /** One pending attempt at most: a failure's error and its disconnect must not schedule two. */
+  private scheduleReconnect(xmpp: Client): void {
+    if (this.stopping || this.reconnectTimer !== undefined || this.attemptInFlight) return;
+    const wait = this.backoff.next();
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.reconnect(xmpp, wait);
+    }, wait);
+  }
+
+  private async reconnect(xmpp: Client, waited: number): Promise<void> {
+    if (this.stopping || xmpp !== this.xmpp || xmpp.status !== "disconnect") return;
+    const attempt = this.outage.attempt();
+    this.log.debug({ attempt, afterMs: waited }, "reconnecting to the XMPP server");
+    this.attemptInFlight = true;
+    let failed = false;
+    try {
+      // Resolves once the stream is open; authentication and binding follow, ending in `online`.
+      await xmpp.reconnect.reconnect();
+    } catch (err) {
+      failed = true;
+      this.outage.failed(describeError(err));
+    } finally {
+      this.attemptInFlight = false;
+    }
+    if (this.stopping || !failed) return;
+    // The status moved on while the attempt ran; read it afresh.
+    const status: string = xmpp.status;
+    if (status === "disconnect") this.scheduleReconnect(xmpp);
+    // A server that accepted the socket but never answered leaves it half open: close it,
+    // and its disconnect schedules the next attempt.
+    else if (status !== "disconnecting" && status !== "online") void xmpp.disconnect().catch(() => undefined);
+  }
+
   private async onOnline(jid: string): Promise<void> {
     this.jid = jid;
-    this.failedReconnects = 0;
-    await this.awaitStreamManagement();
+    this.backoff.reset();
+    const outage = this.outage.end();
+    if (outage) {
+      this.log.info({ outageMs: outage.durationMs, attempts: outage.attempts, lastError: outage.lastError }, "connection to the XMPP server is back");
+    }
     // Initial presence: without it the server does not route 1:1 messages sent to our bare JID.
     await this.xmpp?.send(xml("presence")).catch((err: unknown) => this.log.warn({ err: describeError(err) }, "initial presence failed"));
     this.log.info({ jid }, "connected to the XMPP server");
@@ -216,24 +302,13 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     for (const stanza of queued) await this.send(stanza);
   }
 
-  /**
-   * @xmpp/client 0.14 miscounts stanzas under XEP-0198 when we send right after `online`;
-   * where the server offers stream management, wait (briefly) until it is enabled.
-   */
-  private async awaitStreamManagement(): Promise<void> {
-    const sm = (this.xmpp as unknown as { streamManagement?: { enabled: boolean; enableSent?: boolean } }).streamManagement;
-    for (let waited = 0; sm?.enableSent && !sm.enabled && waited < 2000; waited += 50) await delay(50);
-  }
-
   private onError(err: unknown): void {
     if (this.stopping) return;
-    const code = (err as { code?: string }).code;
-    if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT") {
-      this.failedReconnects++;
-      // One line at the first failure and then every 30th, so an outage does not flood the log.
-      if (this.failedReconnects === 1 || this.failedReconnects % 30 === 0) {
-        this.log.warn({ attempts: this.failedReconnects, err: code }, "XMPP server unreachable; still trying");
-      }
+    // During an outage every attempt fails the same way: kept for the line that ends it.
+    // Before the first connection, start() reports the failure (or the refused login) itself.
+    if (this.outage.inOutage || this.jid === undefined) {
+      this.outage.failed(describeError(err));
+      this.log.debug({ err: describeError(err) }, "XMPP connection error during an outage");
       return;
     }
     this.log.warn({ err: describeError(err) }, "XMPP connection error");

@@ -54,7 +54,12 @@ interface RoomState {
   /** As seen at the latest join. */
   identities: RoomIdentities | undefined;
   pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
+  /** Set while we leave on purpose (shutdown): the room's answer is then expected, not news. */
+  leaving?: { done: () => void };
 }
+
+/** How long a shutdown waits for each room to confirm we left before the stream closes anyway. */
+const LEAVE_CONFIRM_MS = 1500;
 
 /**
  * The MUC rooms we are in (XEP-0045): joins with no history, waits for the self-presence
@@ -99,12 +104,26 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     }
   }
 
-  async leaveAll(): Promise<void> {
-    for (const room of this.rooms.values()) {
-      if (!room.joined) continue;
-      await this.connection.send(xml("presence", { to: `${room.jid}/${room.nick}`, type: "unavailable" }));
-      room.joined = false;
-    }
+  /**
+   * Leaves every room on purpose (shutdown) and waits, briefly, for each room to confirm, so
+   * the unavailable presences are through before the stream closes and the confirmations are
+   * not mistaken for being thrown out.
+   */
+  async leaveAll(confirmWithinMs = LEAVE_CONFIRM_MS): Promise<void> {
+    const leaving = [...this.rooms.values()].filter((room) => room.joined).map((room) => this.leave(room, confirmWithinMs));
+    await Promise.all(leaving);
+  }
+
+  private async leave(room: RoomState, confirmWithinMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const confirmed = new Promise<void>((resolve) => {
+      room.leaving = { done: resolve };
+      timer = setTimeout(resolve, confirmWithinMs);
+    });
+    const sent = await this.connection.send(xml("presence", { to: `${room.jid}/${room.nick}`, type: "unavailable" }));
+    if (sent === "sent") await confirmed;
+    clearTimeout(timer);
+    room.joined = false;
   }
 
   nickIn(roomJid: string): string | undefined {
@@ -230,6 +249,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
 
   private sendJoin(room: RoomState): Promise<void> {
     room.pendingJoin?.reject(new Error("superseded by a new join"));
+    room.leaving = undefined;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         room.pendingJoin = undefined;
@@ -255,9 +275,14 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
 
   private onSelfPresence(room: RoomState, nick: string, unavailable: boolean, statuses: Set<string>, stanza: Element): void {
     if (unavailable) {
-      // Kicked, banned, or the room went away: note it and come back after a pause.
       room.joined = false;
       room.occupants.clear();
+      if (room.leaving) {
+        this.log.info({ room: room.jid }, "left the room");
+        room.leaving.done();
+        return;
+      }
+      // Kicked, banned, or the room went away: note it and come back after a pause.
       const why = statuses.has("307") ? "kicked" : statuses.has("301") ? "banned" : "removed";
       if (statuses.has("303")) return; // our own nick change
       this.log.warn({ room: room.jid, why }, "left the room involuntarily");

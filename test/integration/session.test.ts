@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
-import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
+import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type LogLine } from "../support/coordinator-process.js";
 import { toldPrivately } from "../support/room-kit.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
@@ -23,6 +23,18 @@ async function setUp(mfrConfig = TIMEOUTS): Promise<{ room: string; human: TestP
   afterThis(() => human.stop());
   await human.joinRoom(room, "alice");
   return { room, human, coordinator };
+}
+
+/** The coordinator's JSON log lines about one session with a given message, each checked to be at info. */
+function sessionLog(coordinator: CoordinatorProcess, sessionId: string, msg: string): LogLine[] {
+  const lines = coordinator.logs.filter((l) => l.msg === msg && l.sessionId === sessionId);
+  for (const line of lines) expect(line.level, `${msg} is at info`).toBe(30);
+  return lines;
+}
+
+/** Log lines arrive a moment after the stanzas they accompany: wait until `msg` is there. */
+async function loggedFor(coordinator: CoordinatorProcess, sessionId: string, msg: string): Promise<void> {
+  await coordinator.waitForLog((l) => l.msg === msg && l.sessionId === sessionId);
 }
 
 async function agent(room: string, nick: string, script: AgentScript): Promise<ScriptedAgent> {
@@ -76,7 +88,7 @@ describe("MFR sessions over a real room", () => {
   });
 
   it("a fix round: the responsible agent is asked to fix, fixes, and the session is solved", async () => {
-    const { room, human } = await setUp();
+    const { room, human, coordinator } = await setUp();
     await agent(room, "modeler", { contribution: (round) => (round === 1 ? MODELER_TURTLE : undefined), solution: () => GOOD_SOLUTION });
     const planner = await agent(room, "planner", { contribution: (round) => (round === 1 ? PLANNER_TURTLE_BROKEN : PLANNER_TURTLE), solution: () => GOOD_SOLUTION });
     await new Promise((r) => setTimeout(r, 200));
@@ -91,6 +103,15 @@ describe("MFR sessions over a real room", () => {
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 10_000);
     expect(json(complete).status).toBe("solved");
     expect(planner.requests.map((r) => r.round)).toEqual([1, 2]);
+
+    // The operator's view: each validation outcome, the fix round, the windows and the end, at info with the session id.
+    await loggedFor(coordinator, sessionId, "session complete");
+    expect(sessionLog(coordinator, sessionId, "validation result").map((l) => [l.round, l.conforms])).toEqual([[1, false], [2, true]]);
+    expect(sessionLog(coordinator, sessionId, "validation result")[0]?.violations).toBeGreaterThan(0);
+    expect(sessionLog(coordinator, sessionId, "fix round")).toEqual([expect.objectContaining({ fixRound: 1, round: 2, agents: ["planner"] })]);
+    expect(sessionLog(coordinator, sessionId, "contribution window closed").map((l) => l.round)).toEqual([1, 2]);
+    expect(sessionLog(coordinator, sessionId, "solution window closed")).toHaveLength(1);
+    expect(sessionLog(coordinator, sessionId, "session complete")).toEqual([expect.objectContaining({ status: "solved" })]);
   });
 
   it("malformed Turtle gets a reply with line and column, and the session goes on", async () => {
@@ -110,13 +131,16 @@ describe("MFR sessions over a real room", () => {
   });
 
   it("no contributions: SessionComplete failed, and one line in the room says why", async () => {
-    const { room, human } = await setUp("mfr:contributionTimeout 800 ;");
+    const { room, human, coordinator } = await setUp("mfr:contributionTimeout 800 ;");
     const sessionId = await startSession(human, room, "Nobody will answer");
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("failed");
     expect(String(json(complete).reason)).toContain("No usable model contribution");
     const summary = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId} failed after `));
     expect(summary.body).toContain("No usable model contribution");
+    await loggedFor(coordinator, sessionId, "session complete");
+    expect(sessionLog(coordinator, sessionId, "deadline reached")).toEqual([expect.objectContaining({ deadline: "contributions", phase: "collecting" })]);
+    expect(sessionLog(coordinator, sessionId, "contribution window closed")).toEqual([expect.objectContaining({ closedBy: "timeout", contributions: 0 })]);
   });
 
   it("no solutions: failed, with who was asked and why each failed", async () => {
@@ -270,7 +294,7 @@ describe("MFR sessions over a real room", () => {
   });
 
   it("a repair round: the proposer of an invalid plan gets the finding in a new SolutionRequest and repairs it", async () => {
-    const { room, human } = await setUp();
+    const { room, human, coordinator } = await setUp();
     const blocks = readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8");
     let answers = 0;
     const plans = [["unstack(C, A)", "pick-up(a)", "stack(a, b)"], ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"]];
@@ -286,6 +310,9 @@ describe("MFR sessions over a real room", () => {
     expect(planner.solutionRequests).toHaveLength(2);
     expect(json(complete).status).toBe("solved");
     expect((json(complete).solutions as Array<{ verification?: { verdict: string } }>)[0]?.verification?.verdict).toBe("valid");
+    await loggedFor(coordinator, sessionId, "session complete");
+    expect(sessionLog(coordinator, sessionId, "repair round")).toEqual([expect.objectContaining({ repairRound: 1, round: 2, agents: ["planner"] })]);
+    expect(sessionLog(coordinator, sessionId, "solution window closed").map((l) => l.round)).toEqual([1, 2]);
   });
 
   itReplaysEveryLoggedSessionAsSent();

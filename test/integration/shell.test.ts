@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LINGUE_FEATURES, Mode } from "../../src/protocol/vocab.js";
+import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, startTestProsody, useTestProsody } from "../support/prosody.js";
@@ -147,6 +148,14 @@ describe("the coordinator in a real room", () => {
     expect(ms).toBeLessThan(5000);
     const left = await alice.waitForPresence((p) => p.attrs.from === `${room}/Coordinator` && p.attrs.type === "unavailable");
     expect(left).toBeDefined();
+    // An orderly leave: no kick or shutdown status, no "Disconnected: …" text from the server.
+    const codes = (left.getChild("x", "http://jabber.org/protocol/muc#user")?.getChildren("status") ?? []).map((st) => st.attrs.code as string);
+    expect(codes).toEqual([]);
+    expect(left.getChild("status")).toBeUndefined();
+    // Leaving on purpose is not news, and the stream closed in order (</stream:stream> answered).
+    const fromShutdown = coordinator.logs.slice(coordinator.logs.findIndex((l) => l.msg === "shutting down"));
+    expect(fromShutdown.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+    expect(fromShutdown.map((l) => l.msg)).toEqual(expect.arrayContaining(["left the room", "closed the XMPP stream"]));
   });
 });
 
@@ -179,6 +188,12 @@ describe("a server() restart", () => {
       if (process.env.MFR_PRINT_FIGURES) console.log(`answering again ${Date.now() - back} ms after Prosody came back`);
       expect(coordinator.child.exitCode).toBeNull();
       await coordinator.joined(room, 2);
+      // One warning when the connection went, one line when it came back: not one per attempt.
+      expect(coordinator.logs.filter((l) => l.msg === LOST_CONNECTION_LOG)).toHaveLength(1);
+      const comeBack = coordinator.logs.filter((l) => l.msg === "connection to the XMPP server is back");
+      expect(comeBack).toHaveLength(1);
+      expect(comeBack[0]).toMatchObject({ level: 30, outageMs: expect.any(Number), attempts: expect.any(Number) });
+      expect(comeBack[0]?.attempts).toBeGreaterThanOrEqual(1);
     } finally {
       await restartServer.stop();
     }

@@ -8,6 +8,7 @@
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";
 import { ALL_FORBIDDEN, FORBIDDEN_CHARS, forbiddenCodePoints, uEscape } from "../support/forbidden-chars.js";
@@ -127,7 +128,7 @@ describe("XML-safe output over a real server", () => {
     for (const m of fromCoordinator) expect(Buffer.byteLength(m.stanza.toString())).toBeLessThanOrEqual(MAX_STANZA_BYTES + 200);
     expect([human, modeler.peer, planner.peer].flatMap((p) => p.errors)).toEqual([]);
     const logged = coordinator.logs.map((l) => l.msg);
-    expect(logged).not.toContain("disconnected from the XMPP server; reconnecting");
+    expect(logged).not.toContain(LOST_CONNECTION_LOG);
     expect(logged).not.toContain("refusing to send a stanza over the size limit");
     expect(logged).not.toContain("protocol message not sent");
     expect(coordinator.logs.filter((l) => l.msg === "joined the room")).toHaveLength(2);

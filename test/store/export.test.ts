@@ -66,7 +66,8 @@ describe("export", () => {
 
     const validation = readJson(join(out, `${ID}.validation.json`)) as { sessionId: string; validations: unknown[]; reports: unknown[] };
     expect(validation.sessionId).toBe(ID);
-    expect(validation.validations).toEqual(JSON.parse(JSON.stringify(driver.session(ID).validations)));
+    const recorded = driver.session(ID).validations.map((v) => ({ ...v, atIso: new Date(v.at).toISOString() }));
+    expect(validation.validations).toEqual(JSON.parse(JSON.stringify(recorded)));
     expect(validation.validations).toHaveLength(1);
     const proposals = readJson(join(out, `${ID}.proposals.json`)) as { proposals: Array<{ agent: string }> };
     expect(proposals.proposals.map((p) => p.agent)).toEqual(["alice", "bob"]);
@@ -115,6 +116,43 @@ describe("export", () => {
     expect(notes.join(" ")).toMatch(/arrived after the last validated model/);
     const quads = new Parser({ format: "application/trig" }).parse(readFileSync(join(out, `${ID}.trig`), "utf8"));
     expect(new Set(quads.map((q) => q.graph.value))).toEqual(new Set([GRAPH("alice"), GRAPH("bob"), `${BASE}coordinator`]));
+    store.close();
+  });
+
+  it("states the final status, and gives every instant as ISO 8601 beside its epoch value", () => {
+    const store = SessionStore.open(tempDir());
+    const driver = runSession(store);
+    const completion = driver.session(ID).completion;
+    expect(completion?.status).toBe("solved");
+    const out = tempDir();
+    const { status } = exportSession(store, ID, out);
+    const completedIso = new Date(completion?.at ?? 0).toISOString();
+    expect(status).toBe(`session ${ID}: solved at ${completedIso}${completion?.reason ? ` (${completion.reason})` : ""}`);
+
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    for (const file of ["validation", "proposals", "events"]) {
+      const standing = (readJson(join(out, `${ID}.${file}.json`)) as { session: Record<string, unknown> }).session;
+      expect(standing).toMatchObject({ status: "solved", phase: "complete", startedAt: T0, startedAtIso: new Date(T0).toISOString(), completedAtIso: completedIso });
+    }
+    const events = (readJson(join(out, `${ID}.events.json`)) as { events: Array<{ at: number; atIso: string }> }).events;
+    for (const e of events) expect(e.atIso).toBe(new Date(e.at).toISOString());
+    expect(events[0]?.atIso).toMatch(iso);
+    const proposals = (readJson(join(out, `${ID}.proposals.json`)) as { proposals: Array<{ receivedAt: number; receivedAtIso: string }> }).proposals;
+    expect(proposals.map((p) => p.receivedAtIso)).toEqual([T0 + 4000, T0 + 5000].map((t) => new Date(t).toISOString()));
+    const validations = (readJson(join(out, `${ID}.validation.json`)) as { validations: Array<{ at: number; atIso: string }> }).validations;
+    expect(validations.map((v) => v.atIso)).toEqual(validations.map((v) => new Date(v.at).toISOString()));
+    store.close();
+  });
+
+  it("says a session is still running, and in which phase", () => {
+    const store = SessionStore.open(tempDir());
+    const input = startInput({ sessionId: ID, expectedAgents: ["alice"] });
+    store.append(ID, input, T0);
+    const out = tempDir();
+    const { status } = exportSession(store, ID, out);
+    expect(status).toBe(`session ${ID}: still running (collecting), started at ${new Date(T0).toISOString()}`);
+    const standing = (readJson(join(out, `${ID}.events.json`)) as { session: Record<string, unknown> }).session;
+    expect(standing).toMatchObject({ status: null, phase: "collecting", completedAt: null, completedAtIso: null });
     store.close();
   });
 

@@ -12,6 +12,7 @@
  */
 import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/protocol/vocab.js";
+import { withoutStreamManagement } from "../../src/xmpp/stream-features.js";
 
 export type Element = ReturnType<typeof xml>;
 
@@ -236,6 +237,9 @@ export class TestPeer {
       ...(options.resource ? { resource: options.resource } : {}),
     });
     if (!options.reconnect) xmpp.reconnect.stop();
+    // Like the coordinator, test clients never enable XEP-0198 where a server offers it:
+    // @xmpp/client 0.14 miscounts its acknowledgements and Prosody then closes the stream.
+    xmpp.prependListener("element", (element: Element) => void withoutStreamManagement(element));
     const features = options.features;
     if (features) {
       xmpp.iqCallee.get(NS_DISCO_INFO, "query", () =>

@@ -12,6 +12,7 @@
 import { xml } from "@xmpp/client";
 import { expect } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type Element, type ReceivedMessage, type TestPeerOptions } from "./peer.js";
 import { peerOptions, registerUser, uniqueRoom, type LocalProsody, type TestAccount } from "./prosody.js";
@@ -20,7 +21,7 @@ import { ScriptedAgent, type AgentScript } from "./scripted-agent.js";
 const NS_MUC_USER = "http://jabber.org/protocol/muc#user";
 export const COORDINATOR_NICK = "Coordinator";
 /** The coordinator's log line when its stream drops. */
-export const DISCONNECTED_LOG = "disconnected from the XMPP server; reconnecting";
+export const DISCONNECTED_LOG = LOST_CONNECTION_LOG;
 
 // ---- predicates -------------------------------------------------------------------------
 

@@ -1,0 +1,43 @@
+-- Prosody 0.12 for compose.yaml: the XMPP server beside the coordinator on a private
+-- network. A starting point for a small deployment, not a hardened public server: it
+-- accepts plain-text logins without TLS, which is acceptable only because nothing outside
+-- the compose network can reach port 5222 (compose.yaml publishes no port). For a server
+-- that others connect to, enable TLS (certificates) and set c2s_require_encryption = true.
+--
+-- Settings that matter to the coordinator (README, "Running it against your XMPP server"):
+--   c2s_stanza_size_limit  above the coordinator's mfr:maxStanzaBytes (200 KiB by default)
+--   limits                 not loaded: its 10 KB/s default makes a 200 KB model take 20 s
+--   smacks                 irrelevant: the coordinator never enables XEP-0198
+
+admins = { }
+interfaces = { "*" }
+c2s_ports = { 5222 }
+c2s_direct_tls_ports = { }
+s2s_ports = { }
+http_ports = { }
+https_ports = { }
+network_settings = { nagle = false }
+
+-- Runs in the foreground as the prosody user (compose.yaml), logging to the console.
+data_path = "/var/lib/prosody"
+log = { { levels = { min = "info" }, to = "console" } }
+
+modules_enabled = {
+  "roster"; "saslauth"; "disco"; "ping"; "posix"; "time"; "version"; "uptime";
+}
+modules_disabled = { "s2s"; "s2s_auth_certs"; "offline" }
+
+c2s_require_encryption = false
+allow_unencrypted_plain_auth = true
+authentication = "internal_hashed"
+storage = "internal"
+allow_registration = false
+
+c2s_stanza_size_limit = 256 * 1024
+
+VirtualHost "localhost"
+
+Component "conference.localhost" "muc"
+  muc_room_locking = false
+  muc_room_default_persistent = true
+  muc_room_default_history_length = 0

@@ -1,0 +1,58 @@
+/**
+ * `mfr-coordinator backup <file>`: an online backup of the coordinator's database, safe
+ * while the coordinator runs. The copy is written beside the destination under a temporary
+ * name and renamed only once it is complete and checked, so a file at the destination is
+ * always a whole backup; it is a self-contained database (rollback journal, no -wal file
+ * needed), restored by stopping the coordinator and putting it in place of
+ * `<dataDir>/mfr-coordinator.sqlite`.
+ */
+import Database from "better-sqlite3";
+import { existsSync, renameSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import type { SessionStore } from "./session-store.js";
+
+export class BackupError extends Error {
+  override readonly name = "BackupError";
+}
+
+export interface BackupResult {
+  path: string;
+  bytes: number;
+  /** Sessions in the copy (live and archived), so the operator sees it is not empty. */
+  sessions: number;
+  archived: number;
+}
+
+export async function backupStore(store: SessionStore, destination: string): Promise<BackupResult> {
+  const path = resolve(destination);
+  // Never overwrite: a rotation script that reuses a name would otherwise lose its last good copy.
+  if (existsSync(path)) throw new BackupError(`${path} already exists; give a new file name (backups are never overwritten)`);
+  const partial = `${path}.partial`;
+  rmSync(partial, { force: true });
+  try {
+    await store.copyTo(partial);
+    const counts = checkCopy(partial);
+    renameSync(partial, path);
+    return { path, ...counts };
+  } catch (error) {
+    rmSync(partial, { force: true });
+    if (error instanceof BackupError) throw error;
+    throw new BackupError(`the backup to ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Makes the copy one self-contained file and proves it reads back whole. */
+function checkCopy(file: string): Omit<BackupResult, "path"> {
+  const db = new Database(file);
+  try {
+    db.pragma("journal_mode = DELETE");
+    const check = String(db.pragma("integrity_check", { simple: true }));
+    if (check !== "ok") throw new BackupError(`the copy in ${file} failed SQLite's integrity check: ${check}`);
+    const sessions = (db.prepare("SELECT count(*) AS n FROM (SELECT session_id FROM events UNION SELECT id FROM archived_sessions)").get() as { n: number }).n;
+    const archived = (db.prepare("SELECT count(*) AS n FROM archived_sessions").get() as { n: number }).n;
+    const bytes = Number(db.pragma("page_count", { simple: true })) * Number(db.pragma("page_size", { simple: true }));
+    return { bytes, sessions, archived };
+  } finally {
+    db.close();
+  }
+}
