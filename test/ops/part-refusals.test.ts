@@ -1,10 +1,10 @@
 /** Parts refused at the edge (before any session step) reach the refusal counter with a fixed reason. */
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { CheckAnswer } from "../../src/model/model-worker.js";
 import type { PartRefusal } from "../../src/shell/contribution-parts.js";
-import { SessionHost, type ModelService } from "../../src/shell/session-host.js";
+import type { ModelService } from "../../src/shell/session-host.js";
 import { partRefusalReason } from "../../src/ops/refusals.js";
+import { testHost } from "../support/test-host.js";
 
 const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0 };
 const MODELS: ModelService = {
@@ -15,16 +15,7 @@ const MODELS: ModelService = {
 describe("parts refused at the edge", () => {
   it("are reported to onPartRefused with the assembler's reason, which maps onto the fixed set", async () => {
     const refused: PartRefusal[] = [];
-    const host = new SessionHost({
-      render: { room: "room@conference.localhost", logRoom: undefined, maxStanzaBytes: 64 * 1024 },
-      settings: { contributionTimeoutMs: 60_000, validationTimeoutMs: 5_000, reasoningTimeoutMs: 60_000, maxFixRounds: 1, maxTriplesPerContribution: 100, debateTimeoutMs: 60_000 },
-      maxLiveSessions: 5,
-      models: MODELS,
-      outlet: { send: async () => undefined },
-      log: pino({ level: "silent" }),
-      now: () => 1_000,
-      onPartRefused: (reason) => refused.push(reason),
-    });
+    const host = testHost({ maxLiveSessions: 5, models: MODELS, onPartRefused: (reason) => refused.push(reason) });
     const started = host.start("Move the crates", { nick: "dana", jid: "dana@localhost" }, { expectedAgents: [] });
     if (!started.ok) throw new Error(started.reason);
     const modeler = { nick: "modeler", jid: undefined, identity: "occupant:MODELER" };

@@ -1,26 +1,16 @@
 /** Timelines come from session steps only: the live stream and a replay of the logged inputs give the same one. */
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { SessionHost, type ModelService, type SessionStep } from "../../src/shell/session-host.js";
+import type { SessionStep } from "../../src/shell/session-host.js";
 import type { Input, Participant } from "../../src/session/types.js";
 import { stepsFromEvents } from "../../src/web/session-steps.js";
 import { timelineOf } from "../../src/web/timeline.js";
-
-const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")) };
+import { testHost } from "../support/test-host.js";
 
 describe("timeline", () => {
   it("is the same from the live steps and from the logged inputs replayed by the core", async () => {
     let now = 1_000;
     const logged: Array<{ input: Input; at: number }> = [];
-    const host = new SessionHost({
-      render: { room: "room@conference.localhost", logRoom: undefined, maxStanzaBytes: 64 * 1024 },
-      settings: { contributionTimeoutMs: 60_000, validationTimeoutMs: 5_000, reasoningTimeoutMs: 60_000, maxFixRounds: 1, maxTriplesPerContribution: 100, debateTimeoutMs: 60_000 },
-      maxLiveSessions: 10,
-      models: NO_MODELS,
-      outlet: { send: async () => undefined },
-      log: pino({ level: "silent" }),
-      now: () => now,
-    });
+    const host = testHost({ now: () => now });
     const steps: SessionStep[] = [];
     host.onStep((s) => {
       steps.push(s);
