@@ -53,7 +53,10 @@ export class BlobWriter {
   private readonly insert: BetterSqlite3.Statement;
   private readonly complete: BetterSqlite3.Statement;
 
-  constructor(private readonly db: BetterSqlite3.Database) {
+  constructor(
+    db: BetterSqlite3.Database,
+    private readonly chunkChars = BLOB_CHUNK_CHARS,
+  ) {
     this.insert = db.prepare("INSERT OR REPLACE INTO blob_chunks (session_id, digest, chunk, chunks, content) VALUES (?, ?, ?, ?, ?)");
     this.complete = db.prepare("SELECT count(*) AS n, max(chunks) AS chunks FROM blob_chunks WHERE session_id = ? AND digest = ?");
   }
@@ -63,7 +66,7 @@ export class BlobWriter {
     const digest = blobDigest(text);
     const have = this.complete.get(sessionId, digest) as { n: number; chunks: number | null };
     if (have.chunks !== null && have.n === have.chunks) return digest;
-    const chunks = blobChunks(text);
+    const chunks = blobChunks(text, this.chunkChars);
     // One transaction per chunk (better-sqlite3 autocommits each run): the write lock is
     // held for one chunk at a time, and the main connection's appends slip in between.
     chunks.forEach((content, index) => this.insert.run(sessionId, digest, index, chunks.length, content));
