@@ -656,12 +656,16 @@ export class SessionHost {
     this.sending = this.sending
       .then(async () => {
         await outlet.send(outgoing.stanza);
-        if (!record || !journal) return;
-        try {
-          journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
-        } catch (err) {
-          log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
+        if (record && journal) {
+          try {
+            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
+          } catch (err) {
+            log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
+          }
         }
+        // A model goes out as dozens of ~200 KiB stanzas, each measured and digested; without
+        // a turn of the event loop between them the whole chain runs as one long task.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       })
       .catch((err: unknown) => log.error({ err }, "send failed"));
   }
