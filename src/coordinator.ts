@@ -114,6 +114,8 @@ export class Coordinator {
       workers: this.config.mfr.modelWorkers ?? defaultWorkerCount(),
       maxQueued: this.config.limits.maxQueuedModelJobs,
       onQueueFull: () => this.metrics.refused("workers-busy"),
+      // A read-only store takes no blobs (isReadonly): the texts then stay inline, as before.
+      ...(this.store && !this.store.isReadonly ? { storePath: this.store.path } : {}),
     });
     this.sessions = new SessionHost({
       render: renderContextOf(this.config),

@@ -18,10 +18,10 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
-import type { CheckRequest, ContributionCheck, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { CheckRequest, ContributionCheck, Stored, StoredAnalysis, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import type { SplitKey } from "../protocol/split-memo.js";
 
-export type { CheckRequest, ContributionCheck } from "./worker-protocol.js";
+export type { CheckRequest, ContributionCheck, Stored, StoredAnalysis } from "./worker-protocol.js";
 
 export interface ModelWorkerOptions {
   /** The SHACL shapes file (see `defaultShapesPath()` in shapes.ts). */
@@ -36,12 +36,14 @@ export interface ModelWorkerOptions {
   maxQueued?: number;
   /** Told of each job refused because the queue was full (the operations metrics count them). */
   onQueueFull?: () => void;
+  /** The coordinator's store file: the workers write large texts there themselves (store/blobs.ts). */
+  storePath?: string;
 }
 
 /** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
 export type JobFailure = { ok: false; error: string; timedOut?: true };
-export type AnalyseAnswer = { ok: true; analysis: ModelAnalysis } | JobFailure;
-export type CheckAnswer = { ok: true; check: ContributionCheck } | JobFailure;
+export type AnalyseAnswer = ({ ok: true; analysis: ModelAnalysis } & Stored<StoredAnalysis>) | JobFailure;
+export type CheckAnswer = ({ ok: true; check: ContributionCheck } & Stored<string>) | JobFailure;
 
 /** When a job is asked for: which jobs it must keep order with, and who hears when it starts. */
 export interface JobOptions {
@@ -132,7 +134,7 @@ export class ModelWorker {
   async check(request: CheckRequest, options: JobOptions = {}): Promise<CheckAnswer> {
     const outcome = await this.run({ id: this.nextId++, kind: "check", ...request }, options);
     if (!outcome.ok) return outcome;
-    if (outcome.reply.kind === "checked") return { ok: true, check: outcome.reply.check };
+    if (outcome.reply.kind === "checked") return { ok: true, check: outcome.reply.check, ...storedOf(outcome.reply) };
     return { ok: false, error: unexpected(outcome.reply) };
   }
 
@@ -141,7 +143,7 @@ export class ModelWorker {
     const { splits, ...jobOptions } = options;
     const outcome = await this.run({ id: this.nextId++, kind: "analyse", job, ...(splits?.length ? { splits } : {}) }, jobOptions);
     if (!outcome.ok) return outcome;
-    if (outcome.reply.kind === "analysed") return { ok: true, analysis: outcome.reply.analysis };
+    if (outcome.reply.kind === "analysed") return { ok: true, analysis: outcome.reply.analysis, ...storedOf(outcome.reply) };
     return { ok: false, error: unexpected(outcome.reply) };
   }
 
@@ -242,7 +244,7 @@ export class ModelWorker {
       this.failWaiting(`the model worker script ${script} is missing: run \`npm run build\` first`);
       return null;
     }
-    const setup: WorkerSetup = { shapesPath: this.options.shapesPath };
+    const setup: WorkerSetup = { shapesPath: this.options.shapesPath, ...(this.options.storePath !== undefined ? { storePath: this.options.storePath } : {}) };
     const worker = new Worker(script, { workerData: setup });
     // Idle workers must not keep the process alive; a running job's timer does.
     worker.unref();
@@ -313,6 +315,14 @@ export class ModelWorker {
 function clearTimer(thread: Thread): void {
   if (thread.timer !== null) clearTimeout(thread.timer);
   thread.timer = null;
+}
+
+/** Only the fields present, so answers without a store look as they always did. */
+function storedOf<T>(reply: Stored<T>): Stored<T> {
+  return {
+    ...(reply.stored !== undefined ? { stored: reply.stored } : {}),
+    ...(reply.storeError !== undefined ? { storeError: reply.storeError } : {}),
+  };
 }
 
 function unexpected(reply: WorkerReply): string {

@@ -20,6 +20,25 @@ export interface CheckRequest {
   maxStatementBytes: number;
   /** Base for the IRIs blank nodes become when a model is split (how statements are measured). */
   skolemBase: string;
+  /**
+   * The session to keep the Turtle for: when the check passes and the worker has the store,
+   * it stores the text as a blob of this session (store/blobs.ts) and answers its digest.
+   */
+  keepFor?: string;
+}
+
+/** Digests of what an analysis stored as blobs (store/blobs.ts): the journal refers to them. */
+export interface StoredAnalysis {
+  modelTurtle: string;
+  modelTrig: string;
+  /** The formal model as JSON. */
+  formal: string;
+}
+
+/** What the worker stored for a job, or why it could not (the job's result stands either way). */
+export interface Stored<T> {
+  stored?: T;
+  storeError?: string;
 }
 
 /** A parse outcome without the quads (they stay in the worker), plus what it would add. */
@@ -35,11 +54,13 @@ export type WorkerRequest =
 export type WorkerReply =
   | { kind: "ready" }
   | { kind: "startup-failed"; error: string }
-  | { id: number; kind: "analysed"; analysis: ModelAnalysis }
-  | { id: number; kind: "checked"; check: ContributionCheck }
+  | ({ id: number; kind: "analysed"; analysis: ModelAnalysis } & Stored<StoredAnalysis>)
+  | ({ id: number; kind: "checked"; check: ContributionCheck } & Stored<string>)
   | { id: number; kind: "failed"; error: string };
 
 /** What the worker needs at start. */
 export interface WorkerSetup {
   shapesPath: string;
+  /** The coordinator's store file, when it has one: large texts are written there once, from the worker. */
+  storePath?: string;
 }

@@ -13,6 +13,7 @@ import { analysisRequest, emptySessions, step } from "../session/step.js";
 import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
+import type { BlobRef } from "../store/blobs.js";
 import type { Element } from "../xmpp/stanza.js";
 import { formatBytes } from "../chat/wording.js";
 import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
@@ -55,6 +56,14 @@ export interface SessionJournal {
   sentTrackedAfter(): number;
   archive(session: Session): void;
   saveArtefact(sessionId: string, kind: string, content: string): void;
+  /**
+   * Notes that a value of the session (a text, or an object kept as JSON) is already stored
+   * as a blob, written by the model worker: the log and the archive refer to it instead of
+   * writing it again on the main thread. Optional: without it, values are written inline.
+   */
+  adoptBlob?(sessionId: string, value: string | object, ref: BlobRef): void;
+  /** Keeps an artefact whose text the model worker already stored as the blob `digest`. */
+  saveArtefactBlob?(sessionId: string, kind: string, digest: string): void;
   archivedSession(id: string): Session | undefined;
   listArchived(limit: number): ArchivedSummary[];
   /** Whether a session id was ever used (live or archived). */
@@ -239,7 +248,7 @@ export class SessionHost {
       this.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION });
       return;
     }
-    this.apply({ kind: "contribution", sessionId, from, turtle, check: await this.check(sessionId, from, turtle) });
+    this.apply({ kind: "contribution", sessionId, from, turtle, check: await this.check(sessionId, from, turtle, true) });
   }
 
   /**
@@ -277,7 +286,8 @@ export class SessionHost {
       log.debug({ sessionId, agent: from.nick, part: label }, "part of a refused contribution dropped");
       return;
     }
-    const check = await this.check(sessionId, from, turtle);
+    // A series of one part is the contribution itself: its text is kept as it is checked.
+    const check = await this.check(sessionId, from, turtle, part.n === 1);
     if (!this.openForParts(sessionId)) {
       log.debug({ sessionId, agent: from.nick, part: label }, "contribution part arrived as the model closed; dropped");
       return;
@@ -295,7 +305,7 @@ export class SessionHost {
     this.onPartOutcome(key, from, part, outcome);
     if (outcome.kind !== "complete") return;
     const union = outcome.parts.length === 1 ? (outcome.parts[0] ?? "") : joinParts(outcome.parts, sessionBaseIri(sessionId));
-    const unionCheck = outcome.parts.length === 1 ? check : await this.check(sessionId, from, union);
+    const unionCheck = outcome.parts.length === 1 ? check : await this.check(sessionId, from, union, true);
     this.apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } });
   }
 
@@ -370,9 +380,14 @@ export class SessionHost {
     this.queueSend({ sessionId, stanza: privateMessage(to.room ?? this.options.render.room, to.nick, text), what: "tell privately" }, undefined);
   }
 
-  /** Checks a contribution (or one part) alone in the model worker: syntax, limits, what it adds. */
-  private async check(sessionId: string, from: Participant, turtle: string): Promise<ContributionCheck> {
+  /**
+   * Checks a contribution (or one part) alone in the model worker: syntax, limits, what it
+   * adds. With `keep` (the text is what the core will be given), the worker also stores the
+   * text, so its journal entry refers to it rather than holding it.
+   */
+  private async check(sessionId: string, from: Participant, turtle: string, keep: boolean): Promise<ContributionCheck> {
     const base = sessionBaseIri(sessionId);
+    const adopt = this.options.journal?.adoptBlob?.bind(this.options.journal);
     const answer = await this.options.models.check({
       turtle,
       baseIri: base,
@@ -381,7 +396,10 @@ export class SessionHost {
       // Blank-node labels grow by a few characters when the merged model is re-read for splitting.
       maxStatementBytes: maxModelStatementBytes(sessionId, this.options.render) - BLANK_LABEL_MARGIN,
       skolemBase: base,
+      ...(keep && adopt ? { keepFor: sessionId } : {}),
     }, { key: sessionId });
+    if (answer.ok && answer.stored !== undefined) adopt?.(sessionId, turtle, { digest: answer.stored, as: "text" });
+    if (answer.ok && answer.storeError !== undefined) this.options.log.warn({ sessionId, agent: from.nick, error: answer.storeError }, "the model worker could not store the contribution; it is logged inline");
     return !answer.ok
       ? { ok: false, message: `it could not be checked (${answer.error})`, line: null, column: null }
       : answer.check.ok
@@ -595,8 +613,17 @@ export class SessionHost {
     // The parts the SolutionRequest will need, split in the worker (protocol/split-memo.ts).
     if (answer.ok) rememberSplits(answer.analysis.modelTurtle, answer.analysis.modelSplits ?? []);
     if (answer.ok && this.options.journal) {
+      const { journal } = this.options;
+      const { stored } = answer;
+      if (answer.storeError !== undefined) this.options.log.warn({ sessionId: effect.sessionId, error: answer.storeError }, "the model worker could not store the model; it is logged inline");
       try {
-        this.options.journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
+        // Stored by the worker already: the analysis input and the archive refer to these.
+        if (stored && journal.adoptBlob) {
+          journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
+          journal.adoptBlob(effect.sessionId, answer.analysis.formal, { digest: stored.formal, as: "json" });
+        }
+        if (stored && journal.saveArtefactBlob) journal.saveArtefactBlob(effect.sessionId, "model-trig", stored.modelTrig);
+        else journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
         this.options.journal.saveArtefact(effect.sessionId, "validation", JSON.stringify(answer.analysis.validation));
       } catch (err) {
         this.options.log.warn({ err, sessionId: effect.sessionId }, "could not save the model for export");
@@ -629,12 +656,16 @@ export class SessionHost {
     this.sending = this.sending
       .then(async () => {
         await outlet.send(outgoing.stanza);
-        if (!record || !journal) return;
-        try {
-          journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
-        } catch (err) {
-          log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
+        if (record && journal) {
+          try {
+            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
+          } catch (err) {
+            log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
+          }
         }
+        // A model goes out as dozens of ~200 KiB stanzas, each measured and digested; without
+        // a turn of the event loop between them the whole chain runs as one long task.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       })
       .catch((err: unknown) => log.error({ err }, "send failed"));
   }

@@ -77,6 +77,22 @@ export function openReadonly(path: string, options: OpenFileOptions = {}): Bette
   }
 }
 
+/**
+ * A second connection to a store the coordinator already opened (and migrated), for the
+ * model worker to write blobs through (blobs.ts). The file must exist; WAL mode is a
+ * property of the file, `synchronous` one of the connection, so it is set here as well.
+ */
+export function openSecondWriter(path: string): BetterSqlite3.Database {
+  const db = connect(path, { fileMustExist: true });
+  try {
+    db.pragma("synchronous = NORMAL");
+    return db;
+  } catch (error) {
+    db.close();
+    throw error instanceof StoreError ? error : openFailure(path, error);
+  }
+}
+
 function connect(path: string, options: BetterSqlite3.Options): BetterSqlite3.Database {
   try {
     return new Database(path, { ...options, timeout: BUSY_TIMEOUT_MS });

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 interface Migration {
   /** The version this migration produces. */
@@ -132,6 +132,30 @@ const MIGRATIONS: readonly Migration[] = [
           id INTEGER PRIMARY KEY CHECK (id = 1),
           at INTEGER NOT NULL
         );
+      `);
+    },
+  },
+  {
+    to: 5,
+    up(db) {
+      db.exec(`
+        -- Large texts of a session (a contribution's Turtle, the merged model, its TriG, its
+        -- formal part as JSON), written once by the model worker through its own connection
+        -- and referred to by digest from events, archived sessions and artefacts, so the
+        -- main thread never re-encodes or re-writes them (see blobs.ts). Written in chunks,
+        -- one transaction each, so the worker never holds the write lock for long; a blob is
+        -- whole once its \`chunks\` rows are all there.
+        CREATE TABLE blob_chunks (
+          session_id TEXT NOT NULL,
+          digest TEXT NOT NULL,
+          chunk INTEGER NOT NULL,
+          chunks INTEGER NOT NULL,
+          content TEXT NOT NULL,
+          PRIMARY KEY (session_id, digest, chunk)
+        );
+
+        -- An artefact whose content is a blob: \`content\` is empty and \`blob\` its digest.
+        ALTER TABLE artefacts ADD COLUMN blob TEXT;
       `);
     },
   },

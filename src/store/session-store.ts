@@ -18,6 +18,8 @@ import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArch
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import type { EvidenceRow } from "../catalog/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
+import { BlobReader, type BlobRef } from "./blobs.js";
+import { decodeWithBlobs, DurableValues, MissingBlobError } from "./blob-json.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -50,6 +52,9 @@ interface ArchivedRow extends SummaryRow {
 export class SessionStore {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
+  private readonly blobs: BlobReader;
+  /** Values of live sessions the model worker already stored as blobs: rows refer to them. */
+  private readonly durable = new DurableValues();
   /** The file as opened (device and inode), to notice it being moved, deleted or replaced. */
   private readonly opened: FileIdentity | undefined;
   private closed = false;
@@ -63,6 +68,7 @@ export class SessionStore {
   ) {
     this.statements = prepare(db);
     this.evidence = prepareEvidence(db);
+    this.blobs = new BlobReader(db);
     this.opened = fileIdentity(path);
   }
 
@@ -128,13 +134,23 @@ export class SessionStore {
     }
     // JSON drops properties whose value is undefined (e.g. `jid: undefined`); the core reads
     // a missing property and an undefined one alike, so replay is unaffected.
-    const result = this.statements.append.run({ sessionId, kind: input.kind, at, input: JSON.stringify(input) });
+    const result = this.statements.append.run({ sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input) });
     return Number(result.lastInsertRowid);
+  }
+
+  /**
+   * Notes that `value` of the session (a text, or an object kept as JSON) is already stored
+   * as the blob `ref` (the model worker wrote it, see blobs.ts): events and the archive
+   * refer to it from now on instead of holding it.
+   */
+  adoptBlob(sessionId: SessionId, value: string | object, ref: BlobRef): void {
+    this.durable.adopt(sessionId, value, ref);
   }
 
   /** Every event of the sessions not archived, in the order they were appended: what replay feeds the core. */
   liveEvents(): StoredEvent[] {
-    return (this.statements.liveEvents.all() as EventRow[]).map((row) => this.eventOf(row));
+    // What is read back is stored already: the rebuilt sessions' rows keep referring to it.
+    return (this.statements.liveEvents.all() as EventRow[]).map((row) => this.eventOf(row, true));
   }
 
   /** Every event of one session, archived or not, in order. */
@@ -189,8 +205,9 @@ export class SessionStore {
       startedAt: record.startedAt,
       completedAt: record.completedAt,
       archivedAt: this.now(),
-      session: JSON.stringify(record.session),
+      session: this.durable.encode(record.id, record.session),
     });
+    this.durable.forget(record.id);
   }
 
   /** The final state of an archived session (what mfr-status shows), or undefined. */
@@ -201,7 +218,7 @@ export class SessionStore {
   archivedRecord(id: SessionId): ArchivedSession | undefined {
     const row = this.statements.archived.get(id) as ArchivedRow | undefined;
     if (!row) return undefined;
-    return { ...this.summaryOf(row), session: this.parse<Session>(row.session, `archived session ${row.id}`) };
+    return { ...this.summaryOf(row), session: this.parse<Session>(row.id, row.session, `archived session ${row.id}`) };
   }
 
   /** Newest first by start (as mfr-list shows them); pass `before` to page on. A bare number is the limit. */
@@ -224,10 +241,20 @@ export class SessionStore {
     return Number(this.statements.saveArtefact.run({ sessionId, kind, at: this.now(), content }).lastInsertRowid);
   }
 
+  /** Keeps an artefact whose content the model worker already stored as the blob `digest` (a text). */
+  saveArtefactBlob(sessionId: SessionId, kind: ArtefactKind, digest: string): number {
+    this.writable();
+    return Number(this.statements.saveArtefactBlob.run({ sessionId, kind, at: this.now(), digest }).lastInsertRowid);
+  }
+
   /** The session's artefacts, oldest first; only those of one kind if given. */
   artefacts(sessionId: SessionId, kind?: ArtefactKind): Artefact[] {
-    const rows = this.statements.artefacts.all({ sessionId, kind: kind ?? null }) as Array<{ id: number; session_id: string; kind: string; at: number; content: string }>;
-    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, at: r.at, content: r.content }));
+    const rows = this.statements.artefacts.all({ sessionId, kind: kind ?? null }) as Array<{ id: number; session_id: string; kind: string; at: number; content: string; blob: string | null }>;
+    return rows.map((r) => {
+      const content = r.blob === null ? r.content : this.blobs.text(r.session_id, r.blob);
+      if (content === undefined) throw corrupted(this.path, `artefact ${r.id} refers to stored text ${r.blob?.slice(0, 12) ?? ""}…, which is missing`);
+      return { id: r.id, sessionId: r.session_id, kind: r.kind, at: r.at, content };
+    });
   }
 
   // ---- agent evidence -------------------------------------------------------------------
@@ -320,8 +347,8 @@ export class SessionStore {
     if (this.isReadonly) throw new Error(`the store ${this.path} was opened read-only`);
   }
 
-  private eventOf(row: EventRow): StoredEvent {
-    const input = this.parse<Input>(row.input, `event ${row.seq}`);
+  private eventOf(row: EventRow, live = false): StoredEvent {
+    const input = this.parse<Input>(row.session_id, row.input, `event ${row.seq}`, live);
     if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
       throw corrupted(this.path, `event ${row.seq} is not an input of session ${row.session_id}`);
     }
@@ -333,11 +360,17 @@ export class SessionStore {
     return { id: row.id, problem: row.problem, status: row.status, startedAt: row.started_at, completedAt: row.completed_at };
   }
 
-  /** Rows were written by this module as JSON; one that does not parse means the file was damaged or edited. */
-  private parse<T>(text: string, what: string): T {
+  /**
+   * Rows were written by this module as JSON, large values as blob references; one that does
+   * not parse, or refers to a blob that is not there, means the file was damaged or edited.
+   * With `adopt`, the values read back are noted as stored (a live session's rows keep referring to them).
+   */
+  private parse<T>(sessionId: SessionId, text: string, what: string, adopt = false): T {
     try {
-      return JSON.parse(text) as T;
+      const read = (id: string, digest: string): string | undefined => this.blobs.text(id, digest);
+      return decodeWithBlobs<T>(sessionId, text, read, adopt ? (value, ref) => this.durable.adopt(sessionId, value, ref) : undefined);
     } catch (error) {
+      if (error instanceof MissingBlobError) throw corrupted(this.path, `${what}: ${error.message}`, error);
       throw corrupted(this.path, `${what} is not valid JSON`, error);
     }
   }
@@ -386,6 +419,7 @@ function prepare(db: BetterSqlite3.Database) {
   const deleteArtefacts = db.prepare("DELETE FROM artefacts WHERE session_id = ?");
   const deleteArchived = db.prepare("DELETE FROM archived_sessions WHERE id = ?");
   const deleteSent = db.prepare("DELETE FROM sent WHERE session_id = ?");
+  const deleteBlobs = db.prepare("DELETE FROM blob_chunks WHERE session_id = ?");
   return {
     append: db.prepare(`
         INSERT INTO events (session_id, kind, at, live, input)
@@ -407,7 +441,8 @@ function prepare(db: BetterSqlite3.Database) {
     countArchived: db.prepare("SELECT count(*) AS n FROM archived_sessions"),
     heartbeat: db.prepare("INSERT INTO heartbeat (id, at) VALUES (1, @at) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     saveArtefact: db.prepare("INSERT INTO artefacts (session_id, kind, at, content) VALUES (@sessionId, @kind, @at, @content)"),
-    artefacts: db.prepare("SELECT id, session_id, kind, at, content FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
+    saveArtefactBlob: db.prepare("INSERT INTO artefacts (session_id, kind, at, content, blob) VALUES (@sessionId, @kind, @at, '', @digest)"),
+    artefacts: db.prepare("SELECT id, session_id, kind, at, content, blob FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
     archiveTx: db.transaction((row: { id: string; problem: string; status: string; startedAt: number; completedAt: number; archivedAt: number; session: string }) => {
       archiveRow.run(row);
       retire.run(row.id);
@@ -424,6 +459,7 @@ function prepare(db: BetterSqlite3.Database) {
         deleteArtefacts.run(id);
         deleteArchived.run(id);
         deleteSent.run(id);
+        deleteBlobs.run(id);
         pruned++;
       }
       return pruned;

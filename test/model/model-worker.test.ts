@@ -5,6 +5,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Worker } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BlobReader } from "../../src/store/blobs.js";
+import { SessionStore } from "../../src/store/session-store.js";
 import { ModelWorker, type ModelWorkerOptions } from "../../src/model/model-worker.js";
 import { defaultShapesPath } from "../../src/model/shapes.js";
 import { syntheticContribution } from "../../src/model/synthetic.js";
@@ -24,6 +30,29 @@ afterEach(async () => {
 const check = (turtle: string) => ({ turtle, baseIri: BASE_IRI, graphIri: graphOf("alice"), maxTriples: 1000, maxStatementBytes: 200_000, skolemBase: "http://example.org/s/" });
 
 describe("ModelWorker", () => {
+  it("stores the texts in the coordinator's store itself when given it, and answers their digests", async () => {
+    const store = SessionStore.open(mkdtempSync(join(tmpdir(), "mfr-worker-store-")));
+    try {
+      const worker = modelWorker(20_000, defaultShapesPath(), { storePath: store.path });
+      const turtle = fixture("valid-complete.ttl");
+      const checked = await worker.check({ ...check(turtle), keepFor: "s-test" });
+      const unkept = await worker.check(check(turtle));
+      const analysed = await worker.analyse(job([contribution("alice", turtle)]));
+      if (!checked.ok || !analysed.ok || !unkept.ok) throw new Error("a job failed");
+      expect(unkept.stored).toBeUndefined();
+      const reader = new BlobReader(new Database(store.path, { readonly: true }));
+      expect(reader.text("s-test", checked.stored ?? "")).toBe(turtle);
+      const stored = analysed.stored;
+      if (!stored) throw new Error(`nothing stored: ${analysed.storeError ?? ""}`);
+      const sessionId = job([]).sessionId;
+      expect(reader.text(sessionId, stored.modelTurtle)).toBe(analysed.analysis.modelTurtle);
+      expect(reader.text(sessionId, stored.modelTrig)).toBe(analysed.analysis.modelTrig);
+      expect(JSON.parse(reader.text(sessionId, stored.formal) ?? "null")).toEqual(JSON.parse(JSON.stringify(analysed.analysis.formal)));
+    } finally {
+      store.close();
+    }
+  });
+
   it("analyses a model on a worker thread", async () => {
     const answer = await modelWorker(20_000).analyse(job([contribution("alice", fixture("valid-complete.ttl"))]));
     if (!answer.ok) throw new Error(answer.error);
