@@ -134,9 +134,10 @@ export class Coordinator {
       maxLiveSessionsPerPerson: this.config.limits.maxLiveSessionsPerPerson,
       models: this.models,
       outlet: {
-        send: async (stanza) => {
-          await this.connection.send(stanza);
+        send: async (stanza, options) => {
+          await this.connection.send(stanza, options);
         },
+        settled: () => this.connection.settled(),
       },
       log: this.log,
       now: this.now,

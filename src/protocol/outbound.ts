@@ -7,7 +7,7 @@ import type { Broadcast } from "../session/types.js";
 import { escapeXmlForbiddenInJson } from "../xmpp/xml-chars.js";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
-import { modelPartStanzas } from "./model-parts.js";
+import { modelPartSources, modelPartStanzas } from "./model-parts.js";
 import { messageTypeIri, negotiationJson } from "./negotiation.js";
 import { Mode } from "./vocab.js";
 
@@ -37,6 +37,48 @@ export function protocolStanzas(message: Broadcast, body: string | undefined, ct
       return shrinkList(longest, (keep) => build({ ...message, issues: Object.fromEntries(Object.entries(issues).map(([a, l]) => [a, l.slice(0, keep)])) }, body, ctx), ctx);
     }
   }
+}
+
+/**
+ * One stanza of a protocol message, built when its turn to be sent comes. Every one is
+ * within the stanza limit (measured, or by construction), so the connection need not
+ * measure it again.
+ */
+export interface StanzaSource {
+  build: () => Element;
+  /** A part of a model sent in parts: bulk, paced so that replies to people are not stuck behind it. */
+  bulk: boolean;
+}
+
+export type OutboundSends = { ok: true; sends: StanzaSource[]; note?: string } | { ok: false; error: string };
+
+/**
+ * What `protocolStanzas` sends, the same bytes in the same order, with a model's parts
+ * built one at a time as they are sent. A model longer (in UTF-16 units) than the stanza
+ * limit cannot fit in one stanza (every unit is at least one byte on the wire, and
+ * escaping only adds), so it goes in parts without building the 9 MB single stanza first.
+ */
+export function protocolSends(message: Broadcast, body: string | undefined, ctx: OutboundContext): OutboundSends {
+  if (message.type === "SolutionRequest" && message.model.length > ctx.maxStanzaBytes) return modelInPartsLazily(message, body, ctx);
+  const built = protocolStanzas(message, body, ctx);
+  if (!built.ok) return built;
+  const sends = built.stanzas.map((stanza, i) => ({ build: () => stanza, bulk: message.type === "SolutionRequest" && i < built.stanzas.length - 1 }));
+  return built.note === undefined ? { ok: true, sends } : { ok: true, sends, note: built.note };
+}
+
+function modelInPartsLazily(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): OutboundSends {
+  const parts = modelPartSources(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
+  if (!parts.ok) return parts;
+  const n = parts.parts.length;
+  const request = partsRequest(message, body, ctx, n, parts.triples);
+  if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
+  const sends = [...parts.parts.map((build) => ({ build, bulk: true })), { build: () => request, bulk: false }];
+  return { ok: true, sends, note: `model sent in ${n} parts` };
+}
+
+/** The SolutionRequest that follows a model's `n` parts: empty `model`, `modelParts` says how many. */
+function partsRequest(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext, n: number, triples: number): Element {
+  return build({ ...message, model: "" }, body === undefined ? undefined : `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: triples });
 }
 
 function build(message: Broadcast, body: string | undefined, ctx: OutboundContext, extra: Record<string, unknown> = {}): Element {
@@ -72,7 +114,7 @@ function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, 
   const parts = modelPartStanzas(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
   if (!parts.ok) return parts;
   const n = parts.stanzas.length;
-  const request = build({ ...message, model: "" }, body === undefined ? undefined : `${body} The model follows in ${n} parts.`, ctx, { modelParts: n, modelTriples: parts.triples });
+  const request = partsRequest(message, body, ctx, n, parts.triples);
   if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
   return { ok: true, stanzas: [...parts.stanzas, request], note: `model sent in ${n} parts` };
 }

@@ -8,7 +8,7 @@ import type { Config, Phase } from "../config/schema.js";
 import { encodeMessage } from "../protocol/codec.js";
 import { maxStatementWireBytes, partBudget } from "../protocol/model-parts.js";
 import type { SplitKey } from "../protocol/split-memo.js";
-import { protocolStanzas } from "../protocol/outbound.js";
+import { protocolSends } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import type { Broadcast, Effect, SessionId } from "../session/types.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
@@ -73,9 +73,32 @@ export function solutionRequestSplitKeys(sessionId: SessionId, ctx: RenderContex
 /** One stanza a step sends, with a short label for logs and the sent-record. */
 export interface Outgoing {
   sessionId: SessionId;
-  stanza: Element;
+  /** Built when first read (see `lazyOutgoing`), then kept. */
+  readonly stanza: Element;
   /** e.g. `SolutionRequest`, `SolutionRequest 2/3`, `SolutionRequest 2/3 in reason room`, `say primary`, `tell`. */
   what: string;
+  /** Within the stanza limit already (measured when rendered, or by construction): the connection need not measure it. */
+  sized?: boolean;
+  /** A part of a model in parts: sent at the pace the server takes it in, so replies to people are not queued behind megabytes. */
+  bulk?: boolean;
+}
+
+/**
+ * An outgoing stanza built the first time it is read: a model's parts are rendered one by
+ * one as the host sends them, not all in the step that produced them. The build is a pure
+ * function of the step, so building later gives the same bytes as building now.
+ */
+function lazyOutgoing(sessionId: SessionId, what: string, build: () => Element, flags: { sized: boolean; bulk: boolean }): Outgoing {
+  let stanza: Element | undefined;
+  return {
+    sessionId,
+    what,
+    ...flags,
+    get stanza(): Element {
+      stanza ??= build();
+      return stanza;
+    },
+  };
 }
 
 /** Something the rendering itself wants logged (a message that had to be shortened or could not be sent). */
@@ -99,7 +122,7 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         // Each room gets the message built for its own address, so every copy is within the
         // stanza limit and a model in parts is complete in each room.
         for (const { room, phase } of roomsFor(type, ctx)) {
-          const built = protocolStanzas(effect.message, effect.body, {
+          const built = protocolSends(effect.message, effect.body, {
             room,
             now: at,
             maxStanzaBytes: ctx.maxStanzaBytes,
@@ -112,9 +135,9 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
             continue;
           }
           if (built.note) notes.push({ level: "warn", msg: "protocol message resized", data: { sessionId, type, room, note: built.note } });
-          const n = built.stanzas.length;
+          const n = built.sends.length;
           const where = phase ? ` in ${phase} room` : "";
-          built.stanzas.forEach((stanza, i) => outgoing.push({ sessionId, stanza, what: `${n === 1 ? type : `${type} ${i + 1}/${n}`}${where}` }));
+          built.sends.forEach(({ build, bulk }, i) => outgoing.push(lazyOutgoing(sessionId, `${n === 1 ? type : `${type} ${i + 1}/${n}`}${where}`, build, { sized: true, bulk })));
         }
         break;
       }

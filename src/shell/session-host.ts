@@ -72,8 +72,17 @@ export interface SessionJournal {
 
 /** Where the host's messages go. */
 export interface Outlet {
-  /** Sends one stanza (already sized) to the server; called in order, one at a time. */
-  send(stanza: Element): Promise<void>;
+  /**
+   * Sends one stanza to the server; called in order, one at a time. `sized`: the stanza is
+   * known to be within the stanza limit, so it need not be measured (serialized) again.
+   */
+  send(stanza: Element, options?: { sized?: boolean }): Promise<void>;
+  /**
+   * Resolves once the server has taken in what was sent so far. Awaited after each bulk
+   * stanza (a model part), so the model is not piled into the socket megabytes ahead and
+   * replies to people, sent beside this queue, wait for one part at most.
+   */
+  settled?(): Promise<void>;
 }
 
 export interface SessionHostOptions {
@@ -655,14 +664,17 @@ export class SessionHost {
     const { journal, log, outlet } = this.options;
     this.sending = this.sending
       .then(async () => {
-        await outlet.send(outgoing.stanza);
+        // A model part is built here, in its turn (see outgoing.ts, `lazyOutgoing`).
+        const { stanza } = outgoing;
+        await outlet.send(stanza, outgoing.sized ? { sized: true } : undefined);
         if (record && journal) {
           try {
-            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(outgoing.stanza), what: outgoing.what });
+            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(stanza), what: outgoing.what });
           } catch (err) {
             log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
           }
         }
+        if (outgoing.bulk) await outlet.settled?.();
         // A model goes out as dozens of ~200 KiB stanzas, each measured and digested; without
         // a turn of the event loop between them the whole chain runs as one long task.
         await new Promise<void>((resolve) => setImmediate(resolve));

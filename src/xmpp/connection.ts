@@ -6,7 +6,7 @@ import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { feedParserInWholeTexts } from "./text-feed.js";
 import { withoutStreamManagement } from "./stream-features.js";
-import { NS_DISCO_INFO, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
+import { NS_DISCO_INFO, NS_PING, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
 export interface AccountSettings {
   service: string;
@@ -29,6 +29,11 @@ export interface ConnectionOptions {
 }
 
 export type SendResult = "sent" | "queued" | "refused";
+
+export interface SendOptions {
+  /** The stanza was measured within the limit when it was built (see `stanzaBytes`). */
+  sized?: boolean;
+}
 
 export type IqGetHandler = (request: Element) => Element | true;
 
@@ -119,9 +124,11 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * Sends now when online, queues when not; never throws. The stanza is made XML-safe first,
    * so what is measured against the limit and what is queued is exactly what goes out.
    */
-  async send(original: Element): Promise<SendResult> {
+  async send(original: Element, options: SendOptions = {}): Promise<SendResult> {
     const stanza = this.xmlSafe(original);
-    const bytes = stanzaBytes(stanza);
+    // Measuring writes the whole stanza out once more (200 KB for a model part); a stanza
+    // sized when it was built (after the same replacement xmlSafe makes) is not measured again.
+    const bytes = options.sized ? 0 : stanzaBytes(stanza);
     if (bytes > this.options.maxStanzaBytes) {
       this.log.error({ bytes, limit: this.options.maxStanzaBytes, to: stanza.attrs.to }, "refusing to send a stanza over the size limit");
       return "refused";
@@ -138,6 +145,18 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.outbox.push(stanza);
       return "queued";
     }
+  }
+
+  /**
+   * Resolves once the server has answered a ping (XEP-0199) sent after everything written so
+   * far: it reads a client's stanzas in order, so by then it has taken in all of them. The
+   * socket's own buffer says nothing here: a write completes once the kernel holds it, and
+   * loopback buffers hold megabytes. Never rejects; offline, or on an error or a timeout,
+   * it resolves at once (an error reply is an answer too).
+   */
+  async settled(timeoutMs = 10_000): Promise<void> {
+    if (!this.xmpp || !this.online) return;
+    await this.xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs).catch(() => undefined);
   }
 
   /**
