@@ -13,6 +13,17 @@ describe("sending while disconnected", () => {
     await expect(connection.send(xml("message", { to: "a@b" }, xml("body", {}, "x".repeat(2000))))).resolves.toBe("refused");
   });
 
+  it("is settled at once while offline: a paced bulk send never waits on a server that is not there", async () => {
+    const connection = new XmppConnection({ account, maxStanzaBytes: 1024 }, pino({ level: "silent" }));
+    await expect(connection.settled()).resolves.toBeUndefined();
+  });
+
+  it("does not measure a stanza the sender sized when it built it", async () => {
+    const connection = new XmppConnection({ account, maxStanzaBytes: 1024 }, pino({ level: "silent" }));
+    // Over the limit on purpose, to see that it is not measured; the host marks only stanzas within it.
+    await expect(connection.send(xml("message", { to: "a@b" }, xml("body", {}, "x".repeat(2000))), { sized: true })).resolves.toBe("queued");
+  });
+
   it("keeps the outbox bounded, dropping the oldest", () => {
     const outbox = new Outbox(2);
     for (const n of ["1", "2", "3"]) outbox.push(xml("message", { id: n }));
