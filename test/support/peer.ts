@@ -13,6 +13,7 @@
 import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/protocol/vocab.js";
 import { withoutStreamManagement } from "../../src/xmpp/stream-features.js";
+import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
 
 export type Element = ReturnType<typeof xml>;
 
@@ -240,6 +241,9 @@ export class TestPeer {
     // Like the coordinator, test clients never enable XEP-0198 where a server offers it:
     // @xmpp/client 0.14 miscounts its acknowledgements and Prosody then closes the stream.
     xmpp.prependListener("element", (element: Element) => void withoutStreamManagement(element));
+    // Test clients receive model parts of 200 KB too: the library's parser would take
+    // quadratic time on each, and a slow reader makes the server queue what follows.
+    feedParserInWholeTexts(xmpp);
     const features = options.features;
     if (features) {
       xmpp.iqCallee.get(NS_DISCO_INFO, "query", () =>
