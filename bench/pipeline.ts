@@ -25,9 +25,8 @@
 import { fork } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Parser } from "n3";
+import { DataFactory, Parser } from "n3";
 import type { Quad, Store } from "n3";
-import SHACLValidator from "rdf-validate-shacl";
 import { readFormalModel } from "../src/formal/index.js";
 import { analyseModel } from "../src/model/analysis.js";
 import type { AnalysisJob } from "../src/model/analysis.js";
@@ -35,7 +34,10 @@ import { countItemsByAgent, mergeContributions, problemModelIriFor } from "../sr
 import type { ContributionGraph } from "../src/model/merge.js";
 import { parseContribution } from "../src/model/parse.js";
 import { modelToTrig, modelToTurtle } from "../src/model/serialize.js";
-import { loadShapes, shapesForModel } from "../src/model/shapes.js";
+import { validateShacl } from "../src/model/shacl/engine.js";
+import { resultsOfReport } from "../src/model/shacl/result.js";
+import type { ShaclOutcome } from "../src/model/shacl/result.js";
+import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/model/shapes.js";
 import { distinctTriples } from "../src/model/triples.js";
 import { validateModel } from "../src/model/validate.js";
 import { sessionBaseIri } from "../src/protocol/vocab.js";
@@ -68,8 +70,10 @@ interface SizeFigures {
     conformsProduct: boolean;
     results: number;
     bySeverity: Record<string, number>;
-    /** Raw report of the product's merged store vs stock's: severity, focus, path, shape, component, value. */
+    /** The product engine's raw results on its merged store vs stock's: severity, focus, path, shape, component, value, messages. */
     reportsIdentical: boolean;
+    /** Which engine the product used: its compiled plan, or rdf-validate-shacl as the fallback. */
+    productEngine: string;
     /** analyseModel's findings vs stock's results: severity, focus, path. */
     findingsIdentical: boolean;
     formalFindings: number;
@@ -114,8 +118,8 @@ async function timed<T>(run: () => Promise<T> | T): Promise<{ ms: number; value:
   return { ms: performance.now() - started, value };
 }
 
-/** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL report of its merged store. */
-async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: Awaited<ReturnType<SHACLValidator["validate"]>>; outcome: Awaited<ReturnType<typeof validateModel>> }> {
+/** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL results of its engine on its merged store. */
+async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: ShaclOutcome; outcome: Awaited<ReturnType<typeof validateModel>> }> {
   const parse = await timed(() => {
     const parsed: ContributionGraph[] = [];
     job.contributions.forEach((c, index) => {
@@ -129,7 +133,7 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   const info = { sessionId: job.sessionId, problemDescription: job.problemDescription, problemModelIri, coordinatorGraphIri: job.coordinatorGraphIri };
   const merge = await timed(() => mergeContributions(info, parse.value));
   const formal = await timed(() => readFormalModel(parse.value.flatMap((c) => c.quads)));
-  const shaclRaw = await timed(() => new SHACLValidator(shapesForModel(shapes, problemModelIri)).validate(merge.value.store));
+  const shaclRaw = await timed(() => validateShacl(shapes, merge.value.store, [{ shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(problemModelIri) }]));
   const validate = await timed(() => validateModel(merge.value, shapes));
   const turtle = await timed(() => modelToTurtle(merge.value.store));
   const trig = await timed(() => modelToTrig(merge.value.store));
@@ -196,9 +200,10 @@ async function runSize(opts: ChildOptions): Promise<SizeFigures> {
   const byPhase = await productByPhase(job, shapes);
   figures.productPhases = byPhase.phases;
 
-  const stockKeys = reportKeys(stockReport, stockStore, job.coordinatorGraphIri);
-  const productKeys = reportKeys(byPhase.report, byPhase.store, job.coordinatorGraphIri);
-  const stockFindings = findingKeysOfReport(stockReport, stockStore, job.coordinatorGraphIri);
+  const stockResults = resultsOfReport(stockReport);
+  const stockKeys = reportKeys(stockResults, stockStore, job.coordinatorGraphIri);
+  const productKeys = reportKeys(byPhase.report.results, byPhase.store, job.coordinatorGraphIri);
+  const stockFindings = findingKeysOfReport(stockResults, stockStore, job.coordinatorGraphIri);
   const productFindings = findingKeysOfOutcome(productOutcome);
   const phasedFindings = findingKeysOfOutcome(byPhase.outcome);
   const bySeverity: Record<string, number> = {};
@@ -214,6 +219,7 @@ async function runSize(opts: ChildOptions): Promise<SizeFigures> {
     results: stockKeys.length,
     bySeverity,
     reportsIdentical,
+    productEngine: byPhase.report.engine,
     findingsIdentical,
     formalFindings: productFindings.formal,
     differences: [
@@ -280,7 +286,7 @@ function printPhases(all: SizeFigures[]): void {
     const stockTotal = s.parse + s.links + s.compile + s.validate;
     console.log(`  ${label(f.size)}  stock:   parse+store ${ms(s.parse)}, links ${ms(s.links)}, compile shapes ${ms(s.compile)}, validate ${ms(s.validate)}  = ${ms(stockTotal)}`);
     console.log(
-      `        product: parse ${ms(p.parse)}, merge ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (SHACL alone, a separate run: ${ms(p.shaclRaw)}), ` +
+      `        product: parse ${ms(p.parse)}, merge ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (its SHACL engine alone, a separate run: ${ms(p.shaclRaw)}), ` +
         `Turtle ${ms(p.turtle)}, TriG ${ms(p.trig)}, counts ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.trig + p.count)}`,
     );
     console.log(`        like for like (parse + merge + validateModel): product ${ms(productCore)} vs stock ${ms(stockTotal)}: ${(stockTotal / productCore).toFixed(2)}x`);
@@ -288,7 +294,7 @@ function printPhases(all: SizeFigures[]): void {
 }
 
 function printChecks(all: SizeFigures[]): void {
-  console.log("\nIdentical results (raw reports: severity, focus, path, source shape, component, value; findings: severity, focus, path;");
+  console.log("\nIdentical results (raw reports: severity, focus, path, source shape, component, value, messages; findings: severity, focus, path;");
   console.log(" blank nodes by the product's description of them with labels removed, e.g. `_: (mfr:hasPrecondition of <…#deliver5>)`):");
   for (const f of all) {
     const c = f.check;
@@ -296,7 +302,7 @@ function printChecks(all: SizeFigures[]): void {
     const severities = Object.entries(c.bySeverity).map(([s, n]) => `${n} ${s}`).join(", ");
     console.log(
       `  ${label(f.size)}  conforms stock ${c.conformsStock} / product ${c.conformsProduct}; ${c.results} results (${severities}); ` +
-        `raw reports ${c.reportsIdentical ? "identical" : "DIFFER"}; findings ${c.findingsIdentical ? "identical" : "DIFFER"}; formal-expression findings (product only) ${c.formalFindings}`,
+        `raw reports ${c.reportsIdentical ? "identical" : "DIFFER"} (product engine: ${c.productEngine}); findings ${c.findingsIdentical ? "identical" : "DIFFER"}; formal-expression findings (product only) ${c.formalFindings}`,
     );
     for (const d of c.differences) console.log(`      ${d}`);
   }
