@@ -25,20 +25,19 @@
 import { fork } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { DataFactory, Parser } from "n3";
-import type { Quad, Store } from "n3";
+import { DataFactory, Parser, Store } from "n3";
+import type { Quad } from "n3";
 import { readFormalModel } from "../src/formal/index.js";
 import { analyseModel } from "../src/model/analysis.js";
 import type { AnalysisJob } from "../src/model/analysis.js";
-import { countItemsByAgent, mergeContributions, problemModelIriFor } from "../src/model/merge.js";
+import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/model/merge.js";
 import type { ContributionGraph } from "../src/model/merge.js";
-import { parseContribution } from "../src/model/parse.js";
-import { modelToTrig, modelToTurtle } from "../src/model/serialize.js";
+import { parseInto } from "../src/model/parse.js";
+import { modelToTrig, unionToTurtle } from "../src/model/serialize.js";
 import { validateShacl } from "../src/model/shacl/engine.js";
 import { resultsOfReport } from "../src/model/shacl/result.js";
 import type { ShaclOutcome } from "../src/model/shacl/result.js";
 import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/model/shapes.js";
-import { distinctTriples } from "../src/model/triples.js";
 import { validateModel } from "../src/model/validate.js";
 import { sessionBaseIri } from "../src/protocol/vocab.js";
 import { difference, findingKeysOfOutcome, findingKeysOfReport, reportKeys, sameKeys } from "./pipeline/compare.js";
@@ -120,10 +119,11 @@ async function timed<T>(run: () => Promise<T> | T): Promise<{ ms: number; value:
 
 /** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL results of its engine on its merged store. */
 async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: ShaclOutcome; outcome: Awaited<ReturnType<typeof validateModel>> }> {
+  const store = new Store();
   const parse = await timed(() => {
     const parsed: ContributionGraph[] = [];
     job.contributions.forEach((c, index) => {
-      const outcome = parseContribution(c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_` });
+      const outcome = parseInto(store, c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_` });
       if (!outcome.ok) throw new Error(`${c.agent}: ${outcome.error.message}`);
       parsed.push({ agent: c.agent, graphIri: c.graphIri, quads: outcome.quads });
     });
@@ -131,16 +131,13 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   });
   const problemModelIri = problemModelIriFor(job.baseIri);
   const info = { sessionId: job.sessionId, problemDescription: job.problemDescription, problemModelIri, coordinatorGraphIri: job.coordinatorGraphIri };
-  const merge = await timed(() => mergeContributions(info, parse.value));
+  const merge = await timed(() => completeMerge(store, info, parse.value));
   const formal = await timed(() => readFormalModel(parse.value.flatMap((c) => c.quads)));
   const shaclRaw = await timed(() => validateShacl(shapes, merge.value.store, [{ shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(problemModelIri) }]));
   const validate = await timed(() => validateModel(merge.value, shapes));
-  const turtle = await timed(() => modelToTurtle(merge.value.store));
+  const turtle = await timed(() => unionToTurtle(merge.value.store));
   const trig = await timed(() => modelToTrig(merge.value.store));
-  const count = await timed(() => {
-    distinctTriples(merge.value.store.getQuads(null, null, null, null));
-    countItemsByAgent(merge.value);
-  });
+  const count = await timed(() => countItemsByAgent(merge.value));
   return {
     phases: { parse: parse.ms, merge: merge.ms, formal: formal.ms, shaclRaw: shaclRaw.ms, validateModel: validate.ms, turtle: turtle.ms, trig: trig.ms, count: count.ms },
     store: merge.value.store,
@@ -286,8 +283,8 @@ function printPhases(all: SizeFigures[]): void {
     const stockTotal = s.parse + s.links + s.compile + s.validate;
     console.log(`  ${label(f.size)}  stock:   parse+store ${ms(s.parse)}, links ${ms(s.links)}, compile shapes ${ms(s.compile)}, validate ${ms(s.validate)}  = ${ms(stockTotal)}`);
     console.log(
-      `        product: parse ${ms(p.parse)}, merge ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (its SHACL engine alone, a separate run: ${ms(p.shaclRaw)}), ` +
-        `Turtle ${ms(p.turtle)}, TriG ${ms(p.trig)}, counts ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.trig + p.count)}`,
+      `        product: parse into the store ${ms(p.parse)}, coordinator links ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (its SHACL engine alone, a separate run: ${ms(p.shaclRaw)}), ` +
+        `Turtle and triple count ${ms(p.turtle)}, TriG ${ms(p.trig)}, counts by agent ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.trig + p.count)}`,
     );
     console.log(`        like for like (parse + merge + validateModel): product ${ms(productCore)} vs stock ${ms(stockTotal)}: ${(stockTotal / productCore).toFixed(2)}x`);
   }

@@ -8,20 +8,35 @@ import { PREFIXES } from "../protocol/vocab.js";
 
 /** The union of all graphs as Turtle; a triple stated by several agents appears once. */
 export function modelToTurtle(store: Store): string {
+  return unionToTurtle(store).turtle;
+}
+
+/** The union as Turtle, and how many distinct triples it holds (counted while writing). */
+export function unionToTurtle(store: Store): { turtle: string; triples: number } {
   const writer = new Writer({ prefixes: PREFIXES, format: "text/turtle" });
   // Subject by subject, so the writer can group with `;` and `,`. (Cheaper than copying
   // the union into a second store: about 0.3 s instead of 0.9 s at 65k triples.)
   const seen = new Set<string>();
+  let triples = 0;
   for (const subject of store.getSubjects(null, null, null)) {
+    const quads = store.getQuads(subject, null, null, null);
+    // Most subjects are described in one graph, which holds no triple twice: nothing to skip.
+    const graph = quads[0]?.graph.id;
+    if (quads.every((q) => q.graph.id === graph)) {
+      for (const q of quads) writer.addQuad(q.subject, q.predicate, q.object);
+      triples += quads.length;
+      continue;
+    }
     seen.clear();
-    for (const q of store.getQuads(subject, null, null, null)) {
+    for (const q of quads) {
       const key = `${termToId(q.predicate)} ${termToId(q.object)}`;
       if (seen.has(key)) continue;
       seen.add(key);
       writer.addQuad(q.subject, q.predicate, q.object);
+      triples++;
     }
   }
-  return finish(writer);
+  return { turtle: finish(writer), triples };
 }
 
 /** Every named graph kept; parses back with n3 into the same quads. */
