@@ -47,24 +47,23 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
 
 /**
  * Parses one contribution straight into `store` (the session's merged model), in its own
- * graph, which must be empty: the store's index removes duplicate triples, so no other pass
- * is needed. Returns the quads in text order, repeats included (what the formal reader
- * wants), and the number of distinct triples. A refused contribution leaves the store as it was.
+ * graph: the store's index removes duplicate triples, so no other pass is needed. Returns
+ * the quads in text order, repeats included (what the formal reader wants), and the number
+ * of distinct triples. A refused contribution leaves the store as it was.
  */
 export function parseInto(store: Store, turtle: string, opts: ParseOptions): ParseOutcome {
-  const graph = DataFactory.namedNode(opts.graphIri);
-  if (store.countQuads(null, null, null, graph) > 0) {
-    throw new TypeError(`parseInto needs an empty graph, and <${opts.graphIri}> already holds triples`);
-  }
+  const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
   const read = readTurtle(turtle, opts);
   if (!read.ok) return read;
   const { quads } = read;
   // More quads than the limit may still be few enough triples: only then count them apart.
   const tooMany = quads.length > opts.maxTriples ? refusal(distinctTriples(quads).length, opts.maxTriples) : refusal(quads.length, opts.maxTriples);
   if (tooMany) return { ok: false, error: tooMany };
-  let tripleCount = 0;
-  for (const q of quads) if (store.addQuad(q)) tripleCount++;
-  return { ok: true, quads, tripleCount };
+  let added = 0;
+  for (const q of quads) if (store.addQuad(q)) added++;
+  // Into an empty graph each distinct triple is added once; a graph already holding an
+  // earlier text (one agent sending twice) needs this text's own count.
+  return { ok: true, quads, tripleCount: fresh ? added : distinctTriples(quads).length };
 }
 
 /** Why a contribution of `triples` distinct triples is refused, if it is. */
