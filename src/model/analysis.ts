@@ -10,7 +10,7 @@ import { parseInto } from "./parse.js";
 import type { ParseError } from "./parse.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "./merge.js";
 import type { ContributionGraph, ItemCounts } from "./merge.js";
-import { modelToTrig, unionToTurtle } from "./serialize.js";
+import { modelSerialisations } from "./serialize.js";
 import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
@@ -80,13 +80,14 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
   const formal = readFormalModel(parsed.flatMap((c) => c.quads));
   // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
   const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));
-  const union = unionToTurtle(model.store);
+  // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
+  const written = modelSerialisations(model.store);
   return {
     validation,
-    modelTurtle: union.turtle,
-    modelTrig: modelToTrig(model.store),
+    modelTurtle: written.turtle,
+    modelTrig: written.trig,
     problemModelIri,
-    tripleCount: union.triples,
+    tripleCount: written.triples,
     countsByAgent: countItemsByAgent(model),
     parseErrors,
     formal,

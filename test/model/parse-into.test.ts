@@ -7,7 +7,9 @@ import { Parser, Store } from "n3";
 import { describe, expect, it } from "vitest";
 import { realisticModel } from "../../bench/pipeline/realistic-model.js";
 import { analyseModel } from "../../src/model/analysis.js";
+import { mergeContributions, problemModelIriFor } from "../../src/model/merge.js";
 import { parseContribution, parseInto } from "../../src/model/parse.js";
+import { modelToTrig, modelToTurtle } from "../../src/model/serialize.js";
 import { distinctTriples } from "../../src/model/triples.js";
 import { BASE_IRI, contribution, graphOf, job, shapes } from "./helpers.js";
 
@@ -71,5 +73,21 @@ describe("analyseModel on parseInto", () => {
     expect(analysis.tripleCount).toBe(distinctTriples(inTrig.getQuads(null, null, null, null)).length);
     expect(written.length).toBe(analysis.tripleCount);
     expect(distinctTriples(written).length).toBe(analysis.tripleCount);
+  });
+
+  it("writes the same Turtle and TriG, byte for byte, as merging parseContribution's quads did", async () => {
+    const model = realisticModel(2_000);
+    const theJob = job(model.contributions.map((c) => contribution(c.agent, c.turtle)));
+    const analysis = await analyseModel(theJob, shapes);
+    const merged = mergeContributions(
+      { sessionId: theJob.sessionId, problemDescription: theJob.problemDescription, problemModelIri: problemModelIriFor(BASE_IRI), coordinatorGraphIri: theJob.coordinatorGraphIri },
+      theJob.contributions.map((c, index) => {
+        const outcome = parseContribution(c.turtle, { baseIri: BASE_IRI, graphIri: c.graphIri, maxTriples: 10_000, blankNodePrefix: `c${index}_` });
+        if (!outcome.ok) throw new Error(outcome.error.message);
+        return { agent: c.agent, graphIri: c.graphIri, quads: outcome.quads };
+      }),
+    );
+    expect(analysis.modelTurtle).toBe(modelToTurtle(merged.store));
+    expect(analysis.modelTrig).toBe(modelToTrig(merged.store));
   });
 });
