@@ -4,20 +4,26 @@
  *
  * - stock: one N3.Parser per contribution into one N3.Store (a named graph each), then
  *   rdf-validate-shacl with the project's shapes (bench/pipeline/stock.ts);
- * - product: analyseModel, what the model worker runs (parse, merge, formal model, SHACL,
+ * - product: analyseModel, what the model worker runs (parse into one store, coordinator
+ *   links, formal model, SHACL with the plan compiled from the shapes (src/model/shacl/),
  *   findings, Turtle and TriG, counts).
  *
  * Each size runs in a fresh child process (so peak RSS is that size's, not the largest
  * one's): warm-up on a small model, then the stock runs, then the product runs (gc before
- * each), then one run of each split by phase, then the identical-results check.
+ * each), then one run of each split by phase, then the identical-results check: stock's
+ * rdf-validate-shacl report against the product engine's results on its own merged store
+ * (severity, focus node, path, source shape, component, value, messages), and the findings.
+ * Timings on a shared machine vary with its load; the like-for-like line (parse + merge +
+ * validate, the issue's measure) and the ratios move less than the milliseconds.
  * Target: product at least 2x faster than stock at 10k and 100k (stretch 4x), with the same
  * `conforms` and the same results.
  *
  * Prints figures only; not a test. Run:
  *   node scripts/prepare.mjs && node --expose-gc dist/bench/pipeline.js [--with-1m]
- * 10k and 100k take about a minute together; 1M about six more (one run of each pipeline,
- * then one more of each by phase; the product's formal-model phase alone is about 35 s
- * there), hence behind --with-1m. The 1M process peaks at about 4.5 GiB RSS.
+ * 10k and 100k take about a minute together; 1M about four more (one run of each pipeline,
+ * then one more of each by phase; stock's SHACL validation alone is about 40 s there),
+ * hence behind --with-1m. The 1M process peaks at about 2 GiB RSS after the stock runs and
+ * 4.5 GiB after the product's.
  * One size, one pipeline, e.g. for a CPU profile (prints the figures as JSON):
  *   node --cpu-prof --cpu-prof-dir=prof dist/bench/pipeline.js --child --size 100000 --reps 1 --only product
  *   node dist/bench/pipeline/profile-summary.js prof/<file>.cpuprofile
@@ -25,18 +31,19 @@
 import { fork } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Parser } from "n3";
-import type { Quad, Store } from "n3";
-import SHACLValidator from "rdf-validate-shacl";
+import { DataFactory, Parser, Store } from "n3";
+import type { Quad } from "n3";
 import { readFormalModel } from "../src/formal/index.js";
 import { analyseModel } from "../src/model/analysis.js";
 import type { AnalysisJob } from "../src/model/analysis.js";
-import { countItemsByAgent, mergeContributions, problemModelIriFor } from "../src/model/merge.js";
+import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/model/merge.js";
 import type { ContributionGraph } from "../src/model/merge.js";
-import { parseContribution } from "../src/model/parse.js";
-import { modelToTrig, modelToTurtle } from "../src/model/serialize.js";
-import { loadShapes, shapesForModel } from "../src/model/shapes.js";
-import { distinctTriples } from "../src/model/triples.js";
+import { parseInto } from "../src/model/parse.js";
+import { modelSerialisations } from "../src/model/serialize.js";
+import { validateShacl } from "../src/model/shacl/engine.js";
+import { resultsOfReport } from "../src/model/shacl/result.js";
+import type { ShaclOutcome } from "../src/model/shacl/result.js";
+import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/model/shapes.js";
 import { validateModel } from "../src/model/validate.js";
 import { sessionBaseIri } from "../src/protocol/vocab.js";
 import { difference, findingKeysOfOutcome, findingKeysOfReport, reportKeys, sameKeys } from "./pipeline/compare.js";
@@ -50,7 +57,7 @@ const STRETCH = 4;
 const REPS: Record<number, number> = { 10_000: 5, 100_000: 3, 1_000_000: 1 };
 const WARM_UP_TRIPLES = 5_000;
 
-type ProductPhases = Record<"parse" | "merge" | "formal" | "shaclRaw" | "validateModel" | "turtle" | "trig" | "count", number>;
+type ProductPhases = Record<"parse" | "merge" | "formal" | "shaclRaw" | "validateModel" | "turtle" | "count", number>;
 
 interface SizeFigures {
   size: number;
@@ -68,8 +75,10 @@ interface SizeFigures {
     conformsProduct: boolean;
     results: number;
     bySeverity: Record<string, number>;
-    /** Raw report of the product's merged store vs stock's: severity, focus, path, shape, component, value. */
+    /** The product engine's raw results on its merged store vs stock's: severity, focus, path, shape, component, value, messages. */
     reportsIdentical: boolean;
+    /** Which engine the product used: its compiled plan, or rdf-validate-shacl as the fallback. */
+    productEngine: string;
     /** analyseModel's findings vs stock's results: severity, focus, path. */
     findingsIdentical: boolean;
     formalFindings: number;
@@ -114,12 +123,13 @@ async function timed<T>(run: () => Promise<T> | T): Promise<{ ms: number; value:
   return { ms: performance.now() - started, value };
 }
 
-/** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL report of its merged store. */
-async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: Awaited<ReturnType<SHACLValidator["validate"]>>; outcome: Awaited<ReturnType<typeof validateModel>> }> {
+/** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL results of its engine on its merged store. */
+async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: ShaclOutcome; outcome: Awaited<ReturnType<typeof validateModel>> }> {
+  const store = new Store();
   const parse = await timed(() => {
     const parsed: ContributionGraph[] = [];
     job.contributions.forEach((c, index) => {
-      const outcome = parseContribution(c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_` });
+      const outcome = parseInto(store, c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_` });
       if (!outcome.ok) throw new Error(`${c.agent}: ${outcome.error.message}`);
       parsed.push({ agent: c.agent, graphIri: c.graphIri, quads: outcome.quads });
     });
@@ -127,18 +137,14 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   });
   const problemModelIri = problemModelIriFor(job.baseIri);
   const info = { sessionId: job.sessionId, problemDescription: job.problemDescription, problemModelIri, coordinatorGraphIri: job.coordinatorGraphIri };
-  const merge = await timed(() => mergeContributions(info, parse.value));
+  const merge = await timed(() => completeMerge(store, info, parse.value));
   const formal = await timed(() => readFormalModel(parse.value.flatMap((c) => c.quads)));
-  const shaclRaw = await timed(() => new SHACLValidator(shapesForModel(shapes, problemModelIri)).validate(merge.value.store));
+  const shaclRaw = await timed(() => validateShacl(shapes, merge.value.store, [{ shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(problemModelIri) }]));
   const validate = await timed(() => validateModel(merge.value, shapes));
-  const turtle = await timed(() => modelToTurtle(merge.value.store));
-  const trig = await timed(() => modelToTrig(merge.value.store));
-  const count = await timed(() => {
-    distinctTriples(merge.value.store.getQuads(null, null, null, null));
-    countItemsByAgent(merge.value);
-  });
+  const turtle = await timed(() => modelSerialisations(merge.value.store));
+  const count = await timed(() => countItemsByAgent(merge.value));
   return {
-    phases: { parse: parse.ms, merge: merge.ms, formal: formal.ms, shaclRaw: shaclRaw.ms, validateModel: validate.ms, turtle: turtle.ms, trig: trig.ms, count: count.ms },
+    phases: { parse: parse.ms, merge: merge.ms, formal: formal.ms, shaclRaw: shaclRaw.ms, validateModel: validate.ms, turtle: turtle.ms, count: count.ms },
     store: merge.value.store,
     report: shaclRaw.value,
     outcome: validate.value,
@@ -196,9 +202,10 @@ async function runSize(opts: ChildOptions): Promise<SizeFigures> {
   const byPhase = await productByPhase(job, shapes);
   figures.productPhases = byPhase.phases;
 
-  const stockKeys = reportKeys(stockReport, stockStore, job.coordinatorGraphIri);
-  const productKeys = reportKeys(byPhase.report, byPhase.store, job.coordinatorGraphIri);
-  const stockFindings = findingKeysOfReport(stockReport, stockStore, job.coordinatorGraphIri);
+  const stockResults = resultsOfReport(stockReport);
+  const stockKeys = reportKeys(stockResults, stockStore, job.coordinatorGraphIri);
+  const productKeys = reportKeys(byPhase.report.results, byPhase.store, job.coordinatorGraphIri);
+  const stockFindings = findingKeysOfReport(stockResults, stockStore, job.coordinatorGraphIri);
   const productFindings = findingKeysOfOutcome(productOutcome);
   const phasedFindings = findingKeysOfOutcome(byPhase.outcome);
   const bySeverity: Record<string, number> = {};
@@ -214,6 +221,7 @@ async function runSize(opts: ChildOptions): Promise<SizeFigures> {
     results: stockKeys.length,
     bySeverity,
     reportsIdentical,
+    productEngine: byPhase.report.engine,
     findingsIdentical,
     formalFindings: productFindings.formal,
     differences: [
@@ -280,15 +288,15 @@ function printPhases(all: SizeFigures[]): void {
     const stockTotal = s.parse + s.links + s.compile + s.validate;
     console.log(`  ${label(f.size)}  stock:   parse+store ${ms(s.parse)}, links ${ms(s.links)}, compile shapes ${ms(s.compile)}, validate ${ms(s.validate)}  = ${ms(stockTotal)}`);
     console.log(
-      `        product: parse ${ms(p.parse)}, merge ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (SHACL alone, a separate run: ${ms(p.shaclRaw)}), ` +
-        `Turtle ${ms(p.turtle)}, TriG ${ms(p.trig)}, counts ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.trig + p.count)}`,
+      `        product: parse into the store ${ms(p.parse)}, coordinator links ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (its SHACL engine alone, a separate run: ${ms(p.shaclRaw)}), ` +
+        `Turtle, TriG and triple count ${ms(p.turtle)}, counts by agent ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.count)}`,
     );
     console.log(`        like for like (parse + merge + validateModel): product ${ms(productCore)} vs stock ${ms(stockTotal)}: ${(stockTotal / productCore).toFixed(2)}x`);
   }
 }
 
 function printChecks(all: SizeFigures[]): void {
-  console.log("\nIdentical results (raw reports: severity, focus, path, source shape, component, value; findings: severity, focus, path;");
+  console.log("\nIdentical results (raw reports: severity, focus, path, source shape, component, value, messages; findings: severity, focus, path;");
   console.log(" blank nodes by the product's description of them with labels removed, e.g. `_: (mfr:hasPrecondition of <…#deliver5>)`):");
   for (const f of all) {
     const c = f.check;
@@ -296,7 +304,7 @@ function printChecks(all: SizeFigures[]): void {
     const severities = Object.entries(c.bySeverity).map(([s, n]) => `${n} ${s}`).join(", ");
     console.log(
       `  ${label(f.size)}  conforms stock ${c.conformsStock} / product ${c.conformsProduct}; ${c.results} results (${severities}); ` +
-        `raw reports ${c.reportsIdentical ? "identical" : "DIFFER"}; findings ${c.findingsIdentical ? "identical" : "DIFFER"}; formal-expression findings (product only) ${c.formalFindings}`,
+        `raw reports ${c.reportsIdentical ? "identical" : "DIFFER"} (product engine: ${c.productEngine}); findings ${c.findingsIdentical ? "identical" : "DIFFER"}; formal-expression findings (product only) ${c.formalFindings}`,
     );
     for (const d of c.differences) console.log(`      ${d}`);
   }

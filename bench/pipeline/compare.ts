@@ -9,9 +9,9 @@
  */
 import type { Store } from "n3";
 import type { Term } from "@rdfjs/types";
-import { renderNode, renderPath } from "../../src/model/finding-text.js";
+import { renderNode } from "../../src/model/finding-text.js";
+import type { ShaclResult } from "../../src/model/shacl/result.js";
 import type { ValidationOutcome } from "../../src/model/validate.js";
-import type { Report } from "./stock.js";
 
 const SH = "http://www.w3.org/ns/shacl#";
 /** How analysis.ts words the findings it adds for formal expressions (not SHACL results). */
@@ -21,9 +21,8 @@ export function unlabel(text: string): string {
   return text.replace(/_:[^\s)"]+/g, "_:");
 }
 
-function local(term: Term | null | undefined): string {
-  if (!term) return "-";
-  return term.value.startsWith(SH) ? term.value.slice(SH.length) : term.value;
+function localName(iri: string): string {
+  return iri.startsWith(SH) ? iri.slice(SH.length) : iri;
 }
 
 function node(store: Store, term: Term | null | undefined, coordinatorGraphIri: string): string {
@@ -32,27 +31,29 @@ function node(store: Store, term: Term | null | undefined, coordinatorGraphIri: 
   return unlabel(renderNode(store, term, coordinatorGraphIri));
 }
 
-/** Full keys from a raw SHACL report: severity, focus node, path, source shape, component, value. */
-export function reportKeys(report: Report, store: Store, coordinatorGraphIri: string): string[] {
-  return report.results
+/**
+ * Full keys from raw SHACL results (either engine's, see src/model/shacl/result.ts):
+ * severity, focus node, path, source shape, component, value, messages.
+ */
+export function reportKeys(results: readonly ShaclResult[], store: Store, coordinatorGraphIri: string): string[] {
+  return results
     .map((r) =>
       [
-        local(r.severity),
+        localName(r.severity),
         node(store, r.focusNode, coordinatorGraphIri),
-        r.path ? renderPath(r.dataset, r.path) : "-",
-        r.sourceShape?.termType === "BlankNode" ? "_:" : local(r.sourceShape),
-        local(r.sourceConstraintComponent).replace(/ConstraintComponent$/, ""),
+        r.path ?? "-",
+        r.sourceShape.termType === "BlankNode" ? "_:" : localName(r.sourceShape.value),
+        localName(r.sourceConstraintComponent).replace(/ConstraintComponent$/, ""),
         node(store, r.value, coordinatorGraphIri),
+        r.messages.map((m) => m.value).sort().join(" / "),
       ].join(" | "),
     )
     .sort();
 }
 
 /** What the product's findings keep of a result: severity, focus node and path. */
-export function findingKeysOfReport(report: Report, store: Store, coordinatorGraphIri: string): string[] {
-  return report.results
-    .map((r) => [severityWord(r.severity), node(store, r.focusNode, coordinatorGraphIri), r.path ? renderPath(r.dataset, r.path) : "-"].join(" | "))
-    .sort();
+export function findingKeysOfReport(results: readonly ShaclResult[], store: Store, coordinatorGraphIri: string): string[] {
+  return results.map((r) => [severityWord(r.severity), node(store, r.focusNode, coordinatorGraphIri), r.path ?? "-"].join(" | ")).sort();
 }
 
 export function findingKeysOfOutcome(outcome: ValidationOutcome): { keys: string[]; formal: number } {
@@ -63,8 +64,8 @@ export function findingKeysOfOutcome(outcome: ValidationOutcome): { keys: string
   };
 }
 
-function severityWord(term: Term | null | undefined): string {
-  const word = local(term);
+function severityWord(severity: string): string {
+  const word = localName(severity);
   return word === "Warning" || word === "Info" ? word : "Violation";
 }
 

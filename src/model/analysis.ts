@@ -5,14 +5,13 @@
  */
 import { readFormalModel, type FormalModel } from "../formal/index.js";
 import { MFR } from "../protocol/vocab.js";
-import type { Store } from "n3";
+import { Store } from "n3";
 import type { PrecomputedSplit } from "../protocol/split-memo.js";
-import { parseContribution } from "./parse.js";
+import { parseInto } from "./parse.js";
 import type { ParseError } from "./parse.js";
-import { countItemsByAgent, mergeContributions, problemModelIriFor } from "./merge.js";
+import { completeMerge, countItemsByAgent, problemModelIriFor } from "./merge.js";
 import type { ContributionGraph, ItemCounts } from "./merge.js";
-import { modelToTrig, modelToTurtle } from "./serialize.js";
-import { distinctTriples } from "./triples.js";
+import { modelSerialisations } from "./serialize.js";
 import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
@@ -53,10 +52,12 @@ export interface ModelAnalysis {
 }
 
 export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<ModelAnalysis> {
+  // Every contribution is parsed straight into the merged store, in its own graph.
+  const store = new Store();
   const parsed: ContributionGraph[] = [];
   const parseErrors: ModelAnalysis["parseErrors"] = [];
   job.contributions.forEach((contribution, index) => {
-    const outcome = parseContribution(contribution.turtle, {
+    const outcome = parseInto(store, contribution.turtle, {
       baseIri: job.baseIri,
       graphIri: contribution.graphIri,
       maxTriples: job.maxTriplesPerContribution,
@@ -67,7 +68,8 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     else parseErrors.push({ agent: contribution.agent, error: outcome.error });
   });
   const problemModelIri = problemModelIriFor(job.baseIri);
-  const model = mergeContributions(
+  const model = completeMerge(
+    store,
     {
       sessionId: job.sessionId,
       problemDescription: job.problemDescription,
@@ -76,17 +78,19 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     },
     parsed,
   );
-  // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order.
+  // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order
+  // (repeats included: the reader counts a triple once).
   const formal = readFormalModel(parsed.flatMap((c) => c.quads));
   // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
   const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));
-  const modelTurtle = modelToTurtle(model.store);
+  // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
+  const written = modelSerialisations(model.store);
   return {
     validation,
-    modelTurtle,
-    modelTrig: modelToTrig(model.store),
+    modelTurtle: written.turtle,
+    modelTrig: written.trig,
     problemModelIri,
-    tripleCount: distinctTriples(model.store.getQuads(null, null, null, null)).length,
+    tripleCount: written.triples,
     countsByAgent: countItemsByAgent(model),
     parseErrors,
     formal,

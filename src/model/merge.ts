@@ -47,11 +47,23 @@ export function problemModelIriFor(baseIri: string): string {
 
 export function mergeContributions(info: ProblemModelInfo, contributions: readonly ContributionGraph[]): MergedModel {
   const store = new Store();
-  const agentByGraph = new Map<string, string>();
   for (const contribution of contributions) {
-    agentByGraph.set(contribution.graphIri, contribution.agent);
     for (const q of contribution.quads) store.addQuad(q);
   }
+  return completeMerge(store, info, contributions);
+}
+
+/**
+ * The merge, for a store that already holds every contribution in its graph (parse.ts,
+ * parseInto, parses straight into it): adds the coordinator's graph.
+ */
+export function completeMerge(
+  store: Store,
+  info: ProblemModelInfo,
+  contributions: readonly Pick<ContributionGraph, "agent" | "graphIri">[],
+): MergedModel {
+  const agentByGraph = new Map<string, string>();
+  for (const contribution of contributions) agentByGraph.set(contribution.graphIri, contribution.agent);
   const graph = namedNode(info.coordinatorGraphIri);
   const model = namedNode(info.problemModelIri);
   store.addQuads([

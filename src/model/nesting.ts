@@ -39,12 +39,25 @@ export function checkNesting(turtle: string, max: number = MAX_TURTLE_NESTING): 
     // Not Turtle at all: the parser, run next on the same text, says where and why.
     return undefined;
   }
-  let depth = 0;
+  const guard = nestingGuard(max);
   for (const token of tokens) {
-    if (CLOSERS.has(token.type)) depth = Math.max(0, depth - 1);
-    else if (OPENERS.has(token.type) && ++depth > max) return tooDeep(token, max);
+    const error = guard(token);
+    if (error) return error;
   }
   return undefined;
+}
+
+/**
+ * The same rule token by token, for a parser that reports its tokens as it reads them
+ * (parse.ts): a ParseError at the first token that opens level `max + 1`.
+ */
+export function nestingGuard(max: number = MAX_TURTLE_NESTING): (token: Token) => ParseError | undefined {
+  let depth = 0;
+  return (token) => {
+    if (CLOSERS.has(token.type)) depth = Math.max(0, depth - 1);
+    else if (OPENERS.has(token.type) && ++depth > max) return tooDeep(token, max);
+    return undefined;
+  };
 }
 
 function tooDeep(token: Token, max: number): ParseError {

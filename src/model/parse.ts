@@ -8,8 +8,8 @@
  * does either.
  */
 import { DataFactory, Parser } from "n3";
-import type { Quad } from "n3";
-import { MAX_TURTLE_NESTING, checkNesting } from "./nesting.js";
+import type { Quad, Quad_Object, Quad_Predicate, Quad_Subject, Store, Token } from "n3";
+import { MAX_TURTLE_NESTING, checkNesting, nestingGuard } from "./nesting.js";
 import { describeSyntaxError } from "./syntax-error.js";
 import { distinctTriples } from "./triples.js";
 import type { ParseError } from "./syntax-error.js";
@@ -36,7 +36,71 @@ export type ParseOutcome =
 
 let parsesSoFar = 0;
 
+/** One contribution's distinct triples, as quads in its graph. */
 export function parseContribution(turtle: string, opts: ParseOptions): ParseOutcome {
+  const read = readTurtle(turtle, opts);
+  if (!read.ok) return read;
+  const quads = distinctTriples(read.quads);
+  const refused = refusal(quads.length, opts.maxTriples);
+  return refused ? { ok: false, error: refused } : { ok: true, quads, tripleCount: quads.length };
+}
+
+/**
+ * Parses one contribution straight into `store` (the session's merged model), in its own
+ * graph: the store's index removes duplicate triples, so no other pass is needed. Returns
+ * the quads in text order, repeats included (what the formal reader wants), and the number
+ * of distinct triples. A refused contribution leaves the store as it was.
+ */
+export function parseInto(store: Store, turtle: string, opts: ParseOptions): ParseOutcome {
+  const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
+  const read = readTurtle(turtle, opts);
+  if (!read.ok) return read;
+  const { quads } = read;
+  // More quads than the limit may still be few enough triples: only then count them apart.
+  const tooMany = quads.length > opts.maxTriples ? refusal(distinctTriples(quads).length, opts.maxTriples) : refusal(quads.length, opts.maxTriples);
+  if (tooMany) return { ok: false, error: tooMany };
+  let added = 0;
+  for (const q of quads) if (store.addQuad(q)) added++;
+  // Into an empty graph each distinct triple is added once; a graph already holding an
+  // earlier text (one agent sending twice) needs this text's own count.
+  return { ok: true, quads, tripleCount: fresh ? added : distinctTriples(quads).length };
+}
+
+/** Why a contribution of `triples` distinct triples is refused, if it is. */
+function refusal(triples: number, maxTriples: number): ParseError | undefined {
+  if (triples === 0) {
+    // Accepted, it would replace the agent's earlier contribution with nothing.
+    return { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null, refused: true };
+  }
+  if (triples <= maxTriples) return undefined;
+  return {
+    message:
+      `The contribution has ${triples} triples, more than the limit of ${maxTriples} ` +
+      "per contribution: send a smaller model (leave out detail the solvers do not need)",
+    line: null,
+    refused: true,
+    column: null,
+  };
+}
+
+/**
+ * n3 (2.x) also takes named callbacks, onToken among them, and without onQuad parses
+ * synchronously and returns the quads; an exception from onToken aborts the parse. Its
+ * typings predate that.
+ */
+interface TokenObservingParser {
+  parse(input: string, callbacks: { onToken: (token: Token) => void }): Quad[];
+}
+
+/** Thrown from the parser's token observer when the text nests too deeply. */
+class TooDeep extends Error {
+  constructor(readonly error: ParseError) {
+    super(error.message);
+  }
+}
+
+/** The parser's quads in the contribution's graph, text order, repeats included; or why the text cannot be read. */
+function readTurtle(turtle: string, opts: ParseOptions): { ok: true; quads: Quad[] } | { ok: false; error: ParseError } {
   if (!URL.canParse(opts.baseIri)) {
     // A bug in the caller, not bad input from an agent.
     throw new TypeError(`parseContribution needs an absolute baseIri, got "${opts.baseIri}"`);
@@ -44,41 +108,39 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
   if (typeof turtle !== "string") {
     return { ok: false, error: { message: "The contribution is not text", line: null, column: null } };
   }
-  const tooDeep = checkNesting(turtle, MAX_TURTLE_NESTING);
-  if (tooDeep) return { ok: false, error: tooDeep };
   const blankNodePrefix = (opts.blankNodePrefix ?? `p${parsesSoFar++}`).replace(/_?$/, "_");
+  const graph = DataFactory.namedNode(opts.graphIri);
+  // RDF 1.2 triple terms are quads too, made by the same factory call: only text without
+  // `<<` can have every quad made in the contribution's graph as it is parsed.
+  const directly = !turtle.includes("<<");
+  const guard = nestingGuard(MAX_TURTLE_NESTING);
+  const parser = (): Parser =>
+    new Parser({ baseIRI: opts.baseIri, format: "text/turtle", blankNodePrefix, factory: scopedFactory(blankNodePrefix, directly ? graph : undefined) });
   let parsed: Quad[];
   try {
-    parsed = new Parser({
-      baseIRI: opts.baseIri,
-      format: "text/turtle",
-      blankNodePrefix,
-      factory: scopedFactory(blankNodePrefix),
-    }).parse(turtle);
+    parsed = (parser() as unknown as TokenObservingParser).parse(turtle, {
+      // The nesting rule (nesting.ts) on the parser's own tokens: one pass over the text.
+      onToken: (token) => {
+        const tooDeep = guard(token);
+        if (tooDeep) throw new TooDeep(tooDeep);
+      },
+    });
   } catch (error) {
+    if (error instanceof TooDeep) return { ok: false, error: error.error };
+    // The text nests too deeply further on: that is what the agent hears first, as always.
+    const tooDeep = checkNesting(turtle, MAX_TURTLE_NESTING);
+    if (tooDeep) return { ok: false, error: tooDeep };
+    // Observing tokens, n3 reports the last token read rather than the one before the
+    // error: parse once more without, for the exact place (only ever on failure).
+    try {
+      parser().parse(turtle);
+    } catch (plainError) {
+      return { ok: false, error: describeSyntaxError(plainError, turtle) };
+    }
     return { ok: false, error: describeSyntaxError(error, turtle) };
   }
-  const triples = distinctTriples(parsed);
-  if (triples.length === 0) {
-    // Accepted, it would replace the agent's earlier contribution with nothing.
-    return { ok: false, error: { message: "it holds no statements (empty, or only comments/prefixes)", line: null, column: null, refused: true } };
-  }
-  if (triples.length > opts.maxTriples) {
-    return {
-      ok: false,
-      error: {
-        message:
-          `The contribution has ${triples.length} triples, more than the limit of ${opts.maxTriples} ` +
-          "per contribution: send a smaller model (leave out detail the solvers do not need)",
-        line: null,
-        refused: true,
-        column: null,
-      },
-    };
-  }
-  const graph = DataFactory.namedNode(opts.graphIri);
-  const quads = triples.map((q) => DataFactory.quad(q.subject, q.predicate, q.object, graph));
-  return { ok: true, quads, tripleCount: quads.length };
+  const quads = directly ? parsed : parsed.map((q) => DataFactory.quad(q.subject, q.predicate, q.object, graph));
+  return { ok: true, quads };
 }
 
 /**
@@ -86,13 +148,18 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
  * collections) from a process-wide counter. Name those under the contribution's prefix too
  * (`c0_` → `c0a_1`), so every blank node shows which contribution it came from and a model
  * serialises the same way each time. `c0a_…` cannot clash with a labelled node (`c0_…`),
- * since the prefix always ends in `_`.
+ * since the prefix always ends in `_`. With `graph`, every quad is made in that graph.
  */
-function scopedFactory(blankNodePrefix: string): typeof DataFactory {
+function scopedFactory(blankNodePrefix: string, graph: ReturnType<typeof DataFactory.namedNode> | undefined): typeof DataFactory {
   const anonymousPrefix = `${blankNodePrefix.slice(0, -1)}a_`;
   let anonymous = 0;
-  return {
+  const factory: typeof DataFactory = {
     ...DataFactory,
     blankNode: (name?: string) => DataFactory.blankNode(name ?? `${anonymousPrefix}${anonymous++}`),
   };
+  if (graph !== undefined) {
+    factory.quad = ((subject: Quad_Subject, predicate: Quad_Predicate, object: Quad_Object) =>
+      DataFactory.quad(subject, predicate, object, graph)) as typeof DataFactory.quad;
+  }
+  return factory;
 }

@@ -3,25 +3,62 @@
  * matter to them), or as TriG with one named graph per contribution for export.
  */
 import { Writer, termToId } from "n3";
-import type { Store } from "n3";
+import type { Quad, Store } from "n3";
 import { PREFIXES } from "../protocol/vocab.js";
 
 /** The union of all graphs as Turtle; a triple stated by several agents appears once. */
 export function modelToTurtle(store: Store): string {
+  return unionToTurtle(store).turtle;
+}
+
+/** The union as Turtle, and how many distinct triples it holds (counted while writing). */
+export function unionToTurtle(store: Store): { turtle: string; triples: number } {
   const writer = new Writer({ prefixes: PREFIXES, format: "text/turtle" });
   // Subject by subject, so the writer can group with `;` and `,`. (Cheaper than copying
   // the union into a second store: about 0.3 s instead of 0.9 s at 65k triples.)
-  const seen = new Set<string>();
-  for (const subject of store.getSubjects(null, null, null)) {
-    seen.clear();
-    for (const q of store.getQuads(subject, null, null, null)) {
-      const key = `${termToId(q.predicate)} ${termToId(q.object)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      writer.addQuad(q.subject, q.predicate, q.object);
-    }
+  let triples = 0;
+  for (const subject of store.getSubjects(null, null, null)) triples += writeSubject(writer, store.getQuads(subject, null, null, null));
+  return { turtle: finish(writer), triples };
+}
+
+/**
+ * Both writings at once, the store read once: its quads come graph by graph, so grouping
+ * them by subject in order of first appearance gives the Turtle union exactly the subjects
+ * and statements, in the same order, that unionToTurtle writes subject by subject.
+ */
+export function modelSerialisations(store: Store): { turtle: string; trig: string; triples: number } {
+  const quads = store.getQuads(null, null, null, null);
+  const bySubject = new Map<string, Quad[]>();
+  for (const q of quads) {
+    const key = termToId(q.subject);
+    const group = bySubject.get(key);
+    if (group === undefined) bySubject.set(key, [q]);
+    else group.push(q);
   }
-  return finish(writer);
+  const union = new Writer({ prefixes: PREFIXES, format: "text/turtle" });
+  let triples = 0;
+  for (const group of bySubject.values()) triples += writeSubject(union, group);
+  const trig = new Writer({ prefixes: PREFIXES, format: "application/trig" });
+  trig.addQuads(quads);
+  return { turtle: finish(union), trig: finish(trig), triples };
+}
+
+/** One subject's statements into the union, each once; returns how many were written. */
+function writeSubject(writer: Writer, quads: readonly Quad[]): number {
+  // Most subjects are described in one graph, which holds no triple twice: nothing to skip.
+  const graph = quads[0]?.graph.id;
+  if (quads.every((q) => q.graph.id === graph)) {
+    for (const q of quads) writer.addQuad(q.subject, q.predicate, q.object);
+    return quads.length;
+  }
+  const seen = new Set<string>();
+  for (const q of quads) {
+    const key = `${termToId(q.predicate)} ${termToId(q.object)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    writer.addQuad(q.subject, q.predicate, q.object);
+  }
+  return seen.size;
 }
 
 /** Every named graph kept; parses back with n3 into the same quads. */

@@ -1,21 +1,23 @@
 /**
- * Validates the merged model against the MFR shapes and turns the SHACL report into findings
- * a person can act on: the shape's own sh:message, a readable focus node and path, and the
- * agents whose contributions the finding is about.
+ * Validates the merged model against the MFR shapes and turns the SHACL results into
+ * findings a person can act on: the shape's own sh:message, a readable focus node and path,
+ * and the agents whose contributions the finding is about.
  *
  * The merge is validated as a whole (per-contribution validation would report false
- * sh:class errors when another agent declares the class). rdf-validate-shacl, given the
- * N3 store, matches without a graph and so sees the union of all named graphs; a triple
- * stated in several graphs counts once.
+ * sh:class errors when another agent declares the class), as the union of all named
+ * graphs; a triple stated in several graphs counts once. The shapes run as a plan compiled
+ * once per shapes store (src/model/shacl/), or through rdf-validate-shacl when they use
+ * something the compiler does not cover; both give the same results.
  */
-import SHACLValidator from "rdf-validate-shacl";
 import { DataFactory } from "n3";
 import type { BlankNode, NamedNode, Store } from "n3";
 import type { Term } from "@rdfjs/types";
 import { SH } from "../protocol/vocab.js";
-import { fallbackMessage, renderNode, renderPath } from "./finding-text.js";
+import { fallbackMessage, renderNode } from "./finding-text.js";
 import type { MergedModel } from "./merge.js";
-import { shapesForModel } from "./shapes.js";
+import { validateShacl } from "./shacl/engine.js";
+import type { ShaclResult } from "./shacl/result.js";
+import { PROBLEM_MODEL_SHAPE } from "./shapes.js";
 
 export type Severity = "Violation" | "Warning" | "Info";
 
@@ -40,15 +42,15 @@ export interface ValidationOutcome {
   summary: string;
 }
 
-type ValidationResult = Awaited<ReturnType<SHACLValidator["validate"]>>["results"][number];
-
 const SH_MESSAGE = DataFactory.namedNode(`${SH}message`);
 
 const SEVERITY_ORDER: Record<Severity, number> = { Violation: 0, Warning: 1, Info: 2 };
 
 export async function validateModel(model: MergedModel, shapes: Store): Promise<ValidationOutcome> {
-  const validator = new SHACLValidator(shapesForModel(shapes, model.problemModelIri));
-  const report = await validator.validate(model.store);
+  // The whole-model shape judges only this session's ProblemModel node (see shapes.ts).
+  const report = await validateShacl(shapes, model.store, [
+    { shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(model.problemModelIri) },
+  ]);
   const results = report.results
     .map((result) => toFinding(model, shapes, result))
     .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
@@ -57,9 +59,9 @@ export async function validateModel(model: MergedModel, shapes: Store): Promise<
   return { conforms: violations === 0, violations, warnings, results, summary: summarise(results, violations, warnings) };
 }
 
-function toFinding(model: MergedModel, shapes: Store, result: ValidationResult): ValidationFinding {
+function toFinding(model: MergedModel, shapes: Store, result: ShaclResult): ValidationFinding {
   const focus = result.focusNode;
-  const path = result.path ? renderPath(result.dataset, result.path) : undefined;
+  const path = result.path;
   const message = messageFor(shapes, result, path);
   const finding: ValidationFinding = {
     severity: severityOf(result.severity),
@@ -76,12 +78,12 @@ function toFinding(model: MergedModel, shapes: Store, result: ValidationResult):
  * terse component texts ("Less than 1 values") or nothing at all (sh:or, sh:class), so we
  * phrase the finding ourselves and keep the engine's text only as a detail.
  */
-function messageFor(shapes: Store, result: ValidationResult, path: string | undefined): string {
-  const engineMessage = chooseMessage(result.message);
+function messageFor(shapes: Store, result: ShaclResult, path: string | undefined): string {
+  const engineMessage = chooseMessage(result.messages);
   const shape = result.sourceShape;
-  const shapeHasMessage = shape !== null && shapes.countQuads(termIn(shape), SH_MESSAGE, null, null) > 0;
+  const shapeHasMessage = shapes.countQuads(termIn(shape), SH_MESSAGE, null, null) > 0;
   if (shapeHasMessage && engineMessage !== null) return engineMessage;
-  const phrased = fallbackMessage(result.sourceConstraintComponent?.value ?? "", path);
+  const phrased = fallbackMessage(result.sourceConstraintComponent, path);
   return engineMessage === null ? phrased : `${phrased} (${engineMessage})`;
 }
 
@@ -99,9 +101,9 @@ function chooseMessage(messages: Term[]): string | null {
   return best?.value ?? null;
 }
 
-function severityOf(term: Term | null): Severity {
-  if (term?.value === `${SH}Warning`) return "Warning";
-  if (term?.value === `${SH}Info`) return "Info";
+function severityOf(severity: string): Severity {
+  if (severity === `${SH}Warning`) return "Warning";
+  if (severity === `${SH}Info`) return "Info";
   // sh:Violation, and any custom severity: be strict with what we do not know.
   return "Violation";
 }

@@ -3,7 +3,7 @@ import { Parser } from "n3";
 import type { Quad } from "n3";
 import { mergeContributions, problemModelIriFor } from "../../src/model/merge.js";
 import { parseContribution } from "../../src/model/parse.js";
-import { modelToTrig, modelToTurtle } from "../../src/model/serialize.js";
+import { modelSerialisations, modelToTrig, modelToTurtle } from "../../src/model/serialize.js";
 import { tripleKey } from "../../src/model/triples.js";
 import { BASE_IRI, COORDINATOR_GRAPH, fixture, graphOf } from "./helpers.js";
 
@@ -48,5 +48,15 @@ describe("modelToTrig", () => {
     const reparsed = new Parser({ format: "application/trig", blankNodePrefix: "" }).parse(trig);
     const original = model.store.getQuads(null, null, null, null).map(quadKey).sort();
     expect(reparsed.map(quadKey).sort()).toEqual(original);
+  });
+});
+
+describe("modelSerialisations", () => {
+  it("writes exactly what modelToTurtle and modelToTrig write, and counts the union's triples", () => {
+    const model = mergedModel();
+    const both = modelSerialisations(model.store);
+    expect(both.turtle).toBe(modelToTurtle(model.store));
+    expect(both.trig).toBe(modelToTrig(model.store));
+    expect(both.triples).toBe(new Set(model.store.getQuads(null, null, null, null).map(tripleKey)).size);
   });
 });
