@@ -35,6 +35,7 @@ import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/loca
 import { syntheticContribution } from "../src/model/synthetic.js";
 import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
+import { feedParserInWholeTexts } from "../src/xmpp/text-feed.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -91,6 +92,9 @@ class Occupant {
 
   constructor(server: LocalProsody, username: string, password: string, readonly room: string, readonly nick: string) {
     this.xmpp = client({ service: server.service, domain: server.domain, username, password, resource: nick });
+    // The library's parser is quadratic on a stanza that arrives in several chunks (text-feed.ts):
+    // without this, the agents' own reading of each SolutionRequest would count as the coordinator's.
+    feedParserInWholeTexts(this.xmpp);
     this.xmpp.on("error", () => undefined);
     this.xmpp.on("stanza", (stanza: Element) => {
       if (stanza.is("presence")) {
