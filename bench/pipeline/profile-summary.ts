@@ -5,30 +5,7 @@
  *
  * Run: node dist/bench/pipeline/profile-summary.js <file.cpuprofile> [top]
  */
-import { readFileSync } from "node:fs";
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  /** 0-based. */
-  lineNumber: number;
-  columnNumber: number;
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  /** Microseconds since the previous sample. */
-  timeDeltas: number[];
-}
+import { readCpuProfile, type CallFrame, type CpuProfile, type ProfileNode } from "../profile/cpu-profile.js";
 
 /** The functions analyseModel calls, one per phase (see src/model/analysis.ts). */
 const PHASES = [
@@ -141,4 +118,4 @@ if (file === undefined) {
   console.error("usage: node dist/bench/pipeline/profile-summary.js <file.cpuprofile> [top]");
   process.exit(2);
 }
-summarise(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(process.argv[3] ?? 15));
+summarise(readCpuProfile(file), Number(process.argv[3] ?? 15));

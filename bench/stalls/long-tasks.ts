@@ -6,23 +6,7 @@
  *
  * Run: node dist/bench/stalls/long-tasks.js <file.cpuprofile> [thresholdMs=50]
  */
-import { readFileSync } from "node:fs";
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { readCpuProfile, type CallFrame } from "../profile/cpu-profile.js";
 
 const IDLE = new Set(["(idle)", "(program)", "(garbage collector)"]);
 
@@ -32,7 +16,7 @@ function where(frame: CallFrame): string {
 }
 
 function main(file: string, thresholdMs: number): void {
-  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+  const profile = readCpuProfile(file);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
