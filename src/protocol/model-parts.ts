@@ -97,39 +97,32 @@ export type ModelPartStanzas = { ok: true; stanzas: Element[]; triples: number }
  * within `maxStanzaBytes` as sent.
  */
 export function modelPartStanzas(turtle: string, address: PartAddress, maxStanzaBytes: number, skolemBase: string): ModelPartStanzas {
-  const key = { maxPartWireBytes: partBudget(address, maxStanzaBytes), skolemBase };
-  // Split in the model worker when the analysis made the model (see split-memo.ts).
-  const split = rememberedSplit(turtle, key) ?? splitModel(turtle, key.maxPartWireBytes, key.skolemBase);
-  if (!split.ok) return split;
-  const n = split.parts.length;
-  const stanzas = split.parts.map((part, i) => partStanza(part, i + 1, n, address));
-  // Each part's Turtle is within its budget by construction, and the overhead allows for
-  // labels up to "999/999": only past that can a stanza be over. Measuring every stanza
-  // (writing 200 KB out each time) cost 100 ms of main thread for a 100k-triple model.
-  if (n > MAX_PARTS_MEASURED && stanzas.some((s) => stanzaBytes(s) > maxStanzaBytes)) return { ok: false, error: "a model part is over the stanza limit" };
-  return { ok: true, stanzas, triples: split.triples };
+  const sources = modelPartSources(turtle, address, maxStanzaBytes, skolemBase);
+  return sources.ok ? { ok: true, stanzas: sources.parts.map((build) => build()), triples: sources.triples } : sources;
 }
 
 /** A model's part stanzas, each built when it is about to be sent. */
 export type ModelPartSources = { ok: true; parts: Array<() => Element>; triples: number } | { ok: false; error: string };
 
 /**
- * The same stanzas as `modelPartStanzas`, byte for byte, but each built only when asked
- * for: building all of a 100k-triple model's ~46 parts at once (~200 KB of escaping and
- * serializing each) was one long task of the main thread; built one per send, each is a
- * short one. Within the limit by construction up to 999 parts; past that every part is
- * built and measured now, as `modelPartStanzas` does.
+ * The stanzas of `modelPartStanzas`, each built only when asked for: building all of a
+ * 100k-triple model's ~46 parts at once (~200 KB of escaping and serializing each) was one
+ * long task of the main thread; built one per send, each is a short one.
  */
 export function modelPartSources(turtle: string, address: PartAddress, maxStanzaBytes: number, skolemBase: string): ModelPartSources {
   const key = { maxPartWireBytes: partBudget(address, maxStanzaBytes), skolemBase };
+  // Split in the model worker when the analysis made the model (see split-memo.ts).
   const split = rememberedSplit(turtle, key) ?? splitModel(turtle, key.maxPartWireBytes, key.skolemBase);
   if (!split.ok) return split;
   const n = split.parts.length;
-  if (n > MAX_PARTS_MEASURED) {
-    const built = modelPartStanzas(turtle, address, maxStanzaBytes, skolemBase);
-    return built.ok ? { ok: true, parts: built.stanzas.map((stanza) => () => stanza), triples: built.triples } : built;
-  }
-  return { ok: true, parts: split.parts.map((part, i) => () => partStanza(part, i + 1, n, address)), triples: split.triples };
+  const parts = split.parts.map((part, i) => () => partStanza(part, i + 1, n, address));
+  // Each part's Turtle is within its budget by construction, and the overhead allows for
+  // labels up to "999/999": only past that can a stanza be over, so only then is each one
+  // built and measured now (measuring every one cost 100 ms of main thread at 100k triples).
+  if (n <= MAX_PARTS_MEASURED) return { ok: true, parts, triples: split.triples };
+  const stanzas = parts.map((build) => build());
+  if (stanzas.some((s) => stanzaBytes(s) > maxStanzaBytes)) return { ok: false, error: "a model part is over the stanza limit" };
+  return { ok: true, parts: stanzas.map((stanza) => () => stanza), triples: split.triples };
 }
 
 /** Wire bytes of Turtle (prefixes included) one part stanza to `address` may carry under `maxStanzaBytes`. */

@@ -7,7 +7,7 @@ import type { Broadcast } from "../session/types.js";
 import { escapeXmlForbiddenInJson } from "../xmpp/xml-chars.js";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
-import { modelPartSources, modelPartStanzas } from "./model-parts.js";
+import { modelPartSources } from "./model-parts.js";
 import { messageTypeIri, negotiationJson } from "./negotiation.js";
 import { Mode } from "./vocab.js";
 
@@ -21,22 +21,12 @@ export interface OutboundContext {
 
 export type OutboundStanzas = { ok: true; stanzas: Element[]; note?: string } | { ok: false; error: string };
 
+/** Every stanza of `protocolSends`, built now (for callers that send at once, and tests). */
 export function protocolStanzas(message: Broadcast, body: string | undefined, ctx: OutboundContext): OutboundStanzas {
-  const single = build(message, body, ctx);
-  if (stanzaBytes(single) <= ctx.maxStanzaBytes) return { ok: true, stanzas: [single] };
-  switch (message.type) {
-    case "SolutionRequest":
-      return modelInParts(message, body, ctx);
-    case "ModelValidationResult":
-      return shrinkList(message.results.length, (keep) => build({ ...message, results: message.results.slice(0, keep), omitted: message.omitted + message.results.length - keep }, body, ctx), ctx);
-    case "SessionComplete":
-      return shrinkList(message.solutions.length, (keep) => build({ ...message, solutions: message.solutions.slice(0, keep) }, body, ctx, { omittedSolutions: message.solutions.length - keep }), ctx);
-    case "ModelContributionRequest": {
-      const issues = message.issues ?? {};
-      const longest = Math.max(0, ...Object.values(issues).map((l) => l.length));
-      return shrinkList(longest, (keep) => build({ ...message, issues: Object.fromEntries(Object.entries(issues).map(([a, l]) => [a, l.slice(0, keep)])) }, body, ctx), ctx);
-    }
-  }
+  const planned = protocolSends(message, body, ctx);
+  if (!planned.ok) return planned;
+  const stanzas = planned.sends.map((send) => send.build());
+  return planned.note === undefined ? { ok: true, stanzas } : { ok: true, stanzas, note: planned.note };
 }
 
 /**
@@ -53,20 +43,42 @@ export interface StanzaSource {
 export type OutboundSends = { ok: true; sends: StanzaSource[]; note?: string } | { ok: false; error: string };
 
 /**
- * What `protocolStanzas` sends, the same bytes in the same order, with a model's parts
- * built one at a time as they are sent. A model longer (in UTF-16 units) than the stanza
- * limit cannot fit in one stanza (every unit is at least one byte on the wire, and
- * escaping only adds), so it goes in parts without building the 9 MB single stanza first.
+ * The stanzas that carry a message, each built when its turn to be sent comes: a model's
+ * parts one at a time. A model longer (in UTF-16 units) than the stanza limit cannot fit in
+ * one stanza (every unit is at least one byte on the wire, and escaping only adds), so it goes
+ * in parts without building the 9 MB single stanza first.
  */
 export function protocolSends(message: Broadcast, body: string | undefined, ctx: OutboundContext): OutboundSends {
-  if (message.type === "SolutionRequest" && message.model.length > ctx.maxStanzaBytes) return modelInPartsLazily(message, body, ctx);
-  const built = protocolStanzas(message, body, ctx);
-  if (!built.ok) return built;
-  const sends = built.stanzas.map((stanza, i) => ({ build: () => stanza, bulk: message.type === "SolutionRequest" && i < built.stanzas.length - 1 }));
-  return built.note === undefined ? { ok: true, sends } : { ok: true, sends, note: built.note };
+  if (message.type === "SolutionRequest" && message.model.length > ctx.maxStanzaBytes) return modelInParts(message, body, ctx);
+  const single = build(message, body, ctx);
+  if (stanzaBytes(single) <= ctx.maxStanzaBytes) return { ok: true, sends: [{ build: () => single, bulk: false }] };
+  if (message.type === "SolutionRequest") return modelInParts(message, body, ctx);
+  const shrunk = shrunkToFit(message, body, ctx);
+  if (!shrunk.ok) return shrunk;
+  return { ok: true, sends: [{ build: () => shrunk.stanza, bulk: false }], note: shrunk.note };
 }
 
-function modelInPartsLazily(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): OutboundSends {
+/** A message with a list, over the limit: its lists shortened (the number left out stated) until it fits. */
+function shrunkToFit(message: Exclude<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): Shrunk {
+  switch (message.type) {
+    case "ModelValidationResult":
+      return shrinkList(message.results.length, (keep) => build({ ...message, results: message.results.slice(0, keep), omitted: message.omitted + message.results.length - keep }, body, ctx), ctx);
+    case "SessionComplete":
+      return shrinkList(message.solutions.length, (keep) => build({ ...message, solutions: message.solutions.slice(0, keep) }, body, ctx, { omittedSolutions: message.solutions.length - keep }), ctx);
+    case "ModelContributionRequest": {
+      const issues = message.issues ?? {};
+      const longest = Math.max(0, ...Object.values(issues).map((l) => l.length));
+      return shrinkList(longest, (keep) => build({ ...message, issues: Object.fromEntries(Object.entries(issues).map(([a, l]) => [a, l.slice(0, keep)])) }, body, ctx), ctx);
+    }
+  }
+}
+
+/**
+ * The model goes first as `ModelFirstRDF` parts (siblings `sessionId` and `modelPart` = "k/n"),
+ * then one SolutionRequest whose `model` is empty and whose `modelParts` says how many to
+ * expect. Receivers parse each part and take their union. Parts are bulk: paced when sent.
+ */
+function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): OutboundSends {
   const parts = modelPartSources(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
   if (!parts.ok) return parts;
   const n = parts.parts.length;
@@ -92,7 +104,9 @@ function build(message: Broadcast, body: string | undefined, ctx: OutboundContex
 }
 
 /** Binary search for the longest prefix of a list that fits. */
-function shrinkList(length: number, withFirst: (keep: number) => Element, ctx: OutboundContext): OutboundStanzas {
+type Shrunk = { ok: true; stanza: Element; note: string } | { ok: false; error: string };
+
+function shrinkList(length: number, withFirst: (keep: number) => Element, ctx: OutboundContext): Shrunk {
   let lo = 0;
   let hi = length;
   while (lo < hi) {
@@ -102,21 +116,7 @@ function shrinkList(length: number, withFirst: (keep: number) => Element, ctx: O
   }
   const stanza = withFirst(lo);
   if (stanzaBytes(stanza) > ctx.maxStanzaBytes) return { ok: false, error: "the message is over the stanza limit even without its list" };
-  return { ok: true, stanzas: [stanza], note: `${length - lo} list entries left out to fit the stanza limit` };
-}
-
-/**
- * The model goes first as `ModelFirstRDF` parts (siblings `sessionId` and `modelPart` = "k/n"),
- * then one SolutionRequest whose `model` is empty and whose `modelParts` says how many to
- * expect. Receivers parse each part and take their union.
- */
-function modelInParts(message: Extract<Broadcast, { type: "SolutionRequest" }>, body: string | undefined, ctx: OutboundContext): OutboundStanzas {
-  const parts = modelPartStanzas(message.model, { room: ctx.room, sessionId: message.sessionId }, ctx.maxStanzaBytes, ctx.skolemBase);
-  if (!parts.ok) return parts;
-  const n = parts.stanzas.length;
-  const request = partsRequest(message, body, ctx, n, parts.triples);
-  if (stanzaBytes(request) > ctx.maxStanzaBytes) return { ok: false, error: "the SolutionRequest is over the stanza limit even without its model" };
-  return { ok: true, stanzas: [...parts.stanzas, request], note: `model sent in ${n} parts` };
+  return { ok: true, stanza, note: `${length - lo} list entries left out to fit the stanza limit` };
 }
 
 /**
