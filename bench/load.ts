@@ -30,6 +30,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { client, xml, type Client } from "@xmpp/client";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { syntheticContribution } from "../src/model/synthetic.js";
@@ -52,36 +53,26 @@ interface Options {
   logLevel: string;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { sessions: 600, sequential: 30, workers: undefined, cpuProfDir: undefined, logLevel: "info" };
-  for (let i = 0; i < argv.length; i++) {
-    const value = argv[i + 1];
-    switch (argv[i]) {
-      case "--sessions":
-        options.sessions = Number(value);
-        i++;
-        break;
-      case "--sequential":
-        options.sequential = Number(value);
-        i++;
-        break;
-      case "--workers":
-        options.workers = Number(value);
-        i++;
-        break;
-      case "--cpu-prof":
-        options.cpuProfDir = value;
-        i++;
-        break;
-      case "--log-level":
-        options.logLevel = value ?? "info";
-        i++;
-        break;
-      default:
-        throw new Error(`unknown option ${argv[i]}`);
-    }
-  }
-  return options;
+function optionsFrom(argv: string[]): Options {
+  // Unknown options are an error (strict), as before.
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      sessions: { type: "string", default: "600" },
+      sequential: { type: "string", default: "30" },
+      workers: { type: "string" },
+      "cpu-prof": { type: "string" },
+      "log-level": { type: "string", default: "info" },
+    },
+  });
+  return {
+    sessions: Number(values.sessions),
+    sequential: Number(values.sequential),
+    workers: values.workers === undefined ? undefined : Number(values.workers),
+    cpuProfDir: values["cpu-prof"],
+    logLevel: values["log-level"],
+  };
 }
 
 /** A room occupant on its own connection; everything it hears goes to `onMessage`. */
@@ -304,7 +295,7 @@ function startCoordinator(server: LocalProsody, dir: string, account: { username
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = optionsFrom(process.argv.slice(2));
   const commands = await ensureProsody({ allowInstall: false });
   const server = await startLocalProsody({ commands });
   const dir = mkdtempSync(join(tmpdir(), "mfr-load-"));

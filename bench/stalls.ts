@@ -26,6 +26,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../src/config/load.js";
 import { Coordinator } from "../src/coordinator.js";
@@ -49,31 +50,20 @@ interface Options {
   validationTimeoutMs: number | undefined;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { triples: 100_000, with1m: false, logLevel: "warn", validationTimeoutMs: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const value = argv[i + 1];
-    switch (argv[i]) {
-      case "--triples":
-        options.triples = Number(value);
-        i++;
-        break;
-      case "--validation-timeout":
-        options.validationTimeoutMs = Number(value);
-        i++;
-        break;
-      case "--with-1m":
-        options.with1m = true;
-        break;
-      case "--log-level":
-        options.logLevel = value ?? "warn";
-        i++;
-        break;
-      default:
-        throw new Error(`unknown option ${argv[i]}`);
-    }
-  }
-  return options;
+function optionsFrom(argv: string[]): Options {
+  // Unknown options are an error (strict), as before.
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      triples: { type: "string", default: "100000" },
+      "with-1m": { type: "boolean", default: false },
+      "log-level": { type: "string", default: "warn" },
+      "validation-timeout": { type: "string" },
+    },
+  });
+  const timeout = values["validation-timeout"];
+  return { triples: Number(values.triples), with1m: values["with-1m"], logLevel: values["log-level"], validationTimeoutMs: timeout === undefined ? undefined : Number(timeout) };
 }
 
 /** The phases the figures are grouped by; a stall counts for the phase the session is in when the main thread is free again. */
@@ -278,7 +268,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = optionsFrom(process.argv.slice(2));
   const commands = await ensureProsody({ allowInstall: false });
   const server = await startLocalProsody({ commands });
   // @xmpp/client 0.14 may throw from a socket's data handler while a client stops.
