@@ -4,7 +4,7 @@
  * Each is optional, a bare JID, and a room of its own; a mistake is one line naming the
  * file (or variable) and the property.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { ConfigError } from "../../src/config/errors.js";
 import { describeConfig, loadConfig, type Environment } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
 import { renderContextOf } from "../../src/shell/outgoing.js";
+import { writeConfigProfile } from "../support/config-profile.js";
 
 const PRIMARY = "mfr@conference.example";
 const LOG = "mfr-log@conference.example";
@@ -20,7 +21,6 @@ const VALIDATE = "validate@conference.example";
 const REASON = "reason@conference.example";
 
 let dir: string;
-let counter = 0;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "mfr-phase-rooms-"));
@@ -28,22 +28,7 @@ beforeAll(() => {
 
 /** A complete profile; `agentLines` go on the agent node, `mfrLines` inside agent:mfrConfig. */
 function profile(agentLines: string, mfrLines = ""): string {
-  const path = join(dir, `profile-${++counter}.ttl`);
-  writeFileSync(
-    path,
-    `@prefix agent: <https://tensegrity.it/vocab/agent#> .
-@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
-@prefix mfr: <http://purl.org/stuff/mfr/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-<#coordinator> foaf:nick "Coordinator" ;
-  agent:xmppAccount [ xmpp:service "xmpp://localhost:5222" ; xmpp:domain "localhost" ; xmpp:username "coordinator" ] ;
-  agent:roomJid "${PRIMARY}" ;
-  agent:logRoomJid "${LOG}" ;
-  ${agentLines}
-  agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ; ${mfrLines} ] .
-`,
-  );
-  return path;
+  return writeConfigProfile(dir, `agent:roomJid "${PRIMARY}" ;\n  agent:logRoomJid "${LOG}" ;\n  ${agentLines}`, mfrLines);
 }
 
 function load(path: string, env: Environment = {}): Config {

@@ -10,9 +10,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.js";
 import { describeConfig, loadConfig, type Environment } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
+import { writeConfigProfile } from "../support/config-profile.js";
 
 let dir: string;
-let counter = 0;
 const TOKEN = "a-web-view-token-0123456789";
 
 beforeAll(() => {
@@ -20,20 +20,7 @@ beforeAll(() => {
 });
 
 function profile(mfrLines = ""): string {
-  const path = join(dir, `profile-${++counter}.ttl`);
-  writeFileSync(
-    path,
-    `@prefix agent: <https://tensegrity.it/vocab/agent#> .
-@prefix xmpp: <https://tensegrity.it/vocab/xmpp#> .
-@prefix mfr: <http://purl.org/stuff/mfr/> .
-@prefix foaf: <http://xmlns.com/foaf/0.1/> .
-<#coordinator> foaf:nick "Coordinator" ;
-  agent:xmppAccount [ xmpp:service "xmpp://localhost:5222" ; xmpp:domain "localhost" ; xmpp:username "coordinator" ] ;
-  agent:roomJid "mfr@conference.example" ;
-  agent:mfrConfig [ mfr:dataDir "${join(dir, "data")}" ; ${mfrLines} ] .
-`,
-  );
-  return path;
+  return writeConfigProfile(dir, `agent:roomJid "mfr@conference.example" ;`, mfrLines);
 }
 
 function load(path: string, env: Environment = {}, secrets?: string): Config {
