@@ -8,8 +8,9 @@
  * merged model is about 1.3k triples with the coordinator's links) and every SolutionRequest at
  * once with a proposal, an echo client, and a person who types `mfr-start`.
  *
- * 1. The room's own cost: echo round trips through the room (a short line, and one as large
- *    as the model the SolutionRequest carries), measured when nothing else runs.
+ * 1. The room's own cost: echo round trips through the room (a short line, and a line as
+ *    large as the warm-up session's SolutionRequest answered with a short one, as proposals
+ *    answer it), measured when nothing else runs.
  * 2. One session at a time (`--sequential`, default 30): latency from `mfr-start` to the
  *    SessionComplete, and the overhead = latency − the room's share. A session's critical path
  *    crosses the room six times (start, request, contributions, SolutionRequest with the
@@ -27,7 +28,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -122,6 +123,9 @@ class Occupant {
   }
 }
 
+/** The size of the last SolutionRequest stanza an agent read: what a "model-sized" echo sends. */
+let solutionRequestChars = 0;
+
 /** Answers every request at once: a contribution of ~200 triples, a proposal claiming success. */
 function instantAgent(occupant: Occupant): void {
   const turtle = syntheticContribution(occupant.nick, TRIPLES_PER_AGENT);
@@ -133,6 +137,7 @@ function instantAgent(occupant: Occupant): void {
     if (type === `${MFR}ModelContributionRequest`) {
       void occupant.say(`Contribution for ${sessionId}.`, { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, { sessionId });
     } else if (type === `${MFR}SolutionRequest`) {
+      solutionRequestChars = stanza.toString().length;
       const proposal = { messageType: `${MFR}SolutionProposal`, sessionId, solution: { success: true, message: `Plan by ${occupant.nick}.`, plan: [`move-${occupant.nick}-0(truck-${occupant.nick}-0)`] } };
       void occupant.say(`Proposal for ${sessionId}.`, { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify(proposal), messageType: `${MFR}SolutionProposal` });
     }
@@ -237,7 +242,8 @@ function echoClient(occupant: Occupant): void {
   occupant.onMessage = (stanza) => {
     const body = stanza.getChildText("body") ?? "";
     const m = /^echo (\S+) ([\s\S]*)$/.exec(body);
-    if (m) void occupant.say(`echoed ${m[1]} ${m[2]}`);
+    // Answered short, as proposals answer a SolutionRequest: one large message out, a short one back.
+    if (m) void occupant.say(`echoed ${m[1]}`);
   };
 }
 
@@ -259,6 +265,21 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, what: stri
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  // The command name (field 2) may hold spaces; the fields after its closing ")" are fixed.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, i.e. 11 and 12 after the state field.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU used so far by the coordinator (all its threads), Prosody, and this process (the agents, the person, the echo). */
+function cpuNow(coordinatorPid: number, prosodyPid: number): { coordinator: number; prosody: number; bench: number } {
+  const own = process.cpuUsage();
+  return { coordinator: cpuMsOf(coordinatorPid), prosody: cpuMsOf(prosodyPid), bench: (own.user + own.system) / 1000 };
 }
 
 /** Peak and current resident set of a process, from /proc (Linux). */
@@ -335,8 +356,12 @@ async function main(): Promise<void> {
     await waitUntil(() => AGENTS.every((n) => person.occupant.present.has(n)) && person.occupant.present.has("echo"), 10_000, "the agents to join");
     await new Promise((r) => setTimeout(r, 500));
 
-    // 1. The room's own cost, measured when nothing else runs.
-    const modelSized = "x".repeat(54_000);
+    const warmUp = person.start(`Load bench warm-up: deliver the goods`);
+    if (!(await person.done(warmUp, 60_000))) throw new Error("the warm-up session did not complete");
+
+    // 1. The room's own cost, measured when nothing else runs; "model-sized" is as large as
+    // the warm-up session's SolutionRequest was.
+    const modelSized = "x".repeat(Math.max(0, solutionRequestChars - 200));
     for (let i = 0; i < 5; i++) await person.echo(`warm-${i}`, "");
     const shortTrips: number[] = [];
     const modelTrips: number[] = [];
@@ -345,8 +370,6 @@ async function main(): Promise<void> {
     const roomShare = 2 * percentile(shortTrips, 50) + percentile(modelTrips, 50);
 
     // 2. One session at a time.
-    const warmUp = person.start(`Load bench warm-up: deliver the goods`);
-    if (!(await person.done(warmUp, 60_000))) throw new Error("the warm-up session did not complete");
     const sequential: Outcome[] = [];
     for (let i = 0; i < options.sequential; i++) {
       const o = person.start(`Load bench sequential ${i}: deliver the goods`);
@@ -355,6 +378,7 @@ async function main(): Promise<void> {
     }
     const seqLatency = sequential.filter((o) => o.completedAt !== null).map((o) => (o.completedAt as number) - o.startedAt);
     const rssBefore = rssOf(child.pid as number);
+    const cpuBefore = cpuNow(child.pid as number, server.pid);
 
     // 3. The burst.
     const burst: Outcome[] = [];
@@ -364,6 +388,7 @@ async function main(): Promise<void> {
     const limitMs = 30_000 + 12_000 + 60_000 + 10_000;
     await Promise.all(burst.map((o) => person.done(o, limitMs)));
     const rssAfter = rssOf(child.pid as number);
+    const cpuAfter = cpuNow(child.pid as number, server.pid);
     const completed = burst.filter((o) => o.completedAt !== null);
     const lastCompleted = Math.max(...completed.map((o) => o.completedAt as number));
     const burstSeconds = (lastCompleted - burstStarted) / 1000;
@@ -373,7 +398,7 @@ async function main(): Promise<void> {
     for (const o of burst) statuses.set(o.status ?? (o.refused ? "refused" : "lost"), (statuses.get(o.status ?? (o.refused ? "refused" : "lost")) ?? 0) + 1);
 
     console.log(`load: ${AGENTS.length} instant agents, ~${TRIPLES_PER_AGENT} triples each; coordinator workers: ${options.workers ?? "default"}; log level ${options.logLevel}`);
-    console.log(`room round trips (echo through the room, p50): short ${ms(percentile(shortTrips, 50))}, model-sized ${ms(percentile(modelTrips, 50))}; a session's share ${ms(roomShare)} (2 short + 1 model-sized)`);
+    console.log(`room round trips (echo through the room, p50): short ${ms(percentile(shortTrips, 50))}, model-sized (${(solutionRequestChars / 1024).toFixed(0)} KiB out, short back) ${ms(percentile(modelTrips, 50))}; a session's share ${ms(roomShare)} (2 short + 1 model-sized)`);
     console.log(`one session at a time (${seqLatency.length} of ${options.sequential} completed):`);
     line("latency p50 (mfr-start → SessionComplete)", ms(percentile(seqLatency, 50)), "—");
     line("latency p95", ms(percentile(seqLatency, 95)), "—");
@@ -388,6 +413,17 @@ async function main(): Promise<void> {
     line("lost (no SessionComplete)", String(options.sessions - completed.length), "0", completed.length === options.sessions);
     line("timed out", String(timedOut.length), "0", timedOut.length === 0);
     line("coordinator peak RSS", `${rssAfter.peakMiB.toFixed(0)} MiB`, "— (before the burst: " + `${rssBefore.nowMiB.toFixed(0)} MiB)`);
+    // Where the machine's CPU went during the burst, per completed session: the sessions per
+    // second a burst can reach is bounded by cores ÷ (the sum of the three).
+    const perSession = (key: keyof typeof cpuAfter): number => (cpuAfter[key] - cpuBefore[key]) / Math.max(1, completed.length);
+    const cpu = { coordinator: perSession("coordinator"), prosody: perSession("prosody"), bench: perSession("bench") };
+    const cores = availableParallelism();
+    const ceiling = (ms: number): string => (ms > 0 ? `${((cores * 1000) / ms).toFixed(0)} sessions/s` : "—");
+    console.log(
+      `  CPU per session in the burst: coordinator ${ms(cpu.coordinator)} (main thread and workers), Prosody ${ms(cpu.prosody)}, ` +
+        `this bench's agents and clients ${ms(cpu.bench)}; on ${cores} cores the ceiling is ${ceiling(cpu.coordinator + cpu.prosody + cpu.bench)} ` +
+        `for all three, ${ceiling(cpu.coordinator)} for the coordinator alone`,
+    );
     console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(", ")}`);
     if (timedOut[0]) console.log(`  e.g. ${timedOut[0].sessionId}: ${timedOut[0].reason ?? ""}`);
   } finally {

@@ -11,7 +11,7 @@ import { parseInto } from "./parse.js";
 import type { ParseError } from "./parse.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "./merge.js";
 import type { ContributionGraph, ItemCounts } from "./merge.js";
-import { modelSerialisations } from "./serialize.js";
+import { modelSerialisations, sessionPrefixes } from "./serialize.js";
 import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
@@ -84,7 +84,7 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
   // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
   const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));
   // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
-  const written = modelSerialisations(model.store);
+  const written = modelSerialisations(model.store, sessionPrefixes(job.baseIri));
   return {
     validation,
     modelTurtle: written.turtle,

@@ -39,9 +39,19 @@ describe("analyseModel", () => {
   it("supports replacement: a resubmission simply replaces the earlier text in the next job", async () => {
     const first = await analyseModel(job([contribution("alice", `${PREFIX}<#old> a mfr:Entity .`)]), shapes);
     const second = await analyseModel(job([contribution("alice", `${PREFIX}<#new> a mfr:Entity .`)]), shapes);
-    expect(first.modelTurtle).toContain("#old>");
-    expect(second.modelTurtle).toContain("#new>");
-    expect(second.modelTurtle).not.toContain("#old>");
+    const subjects = (turtle: string) => new Parser().parse(turtle).map((q) => q.subject.value);
+    expect(subjects(first.modelTurtle)).toContain(`${BASE_IRI}#old`);
+    expect(subjects(second.modelTurtle)).toContain(`${BASE_IRI}#new`);
+    expect(subjects(second.modelTurtle)).not.toContain(`${BASE_IRI}#old`);
+  });
+
+  it("writes the names agents give relative to the session with the empty prefix, and they read back the same", async () => {
+    const analysis = await analyseModel(job([contribution("alice", `${PREFIX}<#truck-1> a mfr:Entity ; mfr:appliesTo <#depot.2> .`)]), shapes);
+    expect(analysis.modelTurtle).toContain(`@prefix : <${BASE_IRI}#>.`);
+    expect(analysis.modelTurtle).toContain(":truck-1 a mfr:Entity");
+    expect(analysis.modelTurtle).not.toContain(`<${BASE_IRI}#truck-1>`);
+    const read = new Parser().parse(analysis.modelTurtle);
+    expect(read.some((q) => q.subject.value === `${BASE_IRI}#truck-1` && q.object.value === `${BASE_IRI}#depot.2`)).toBe(true);
   });
 
   it("gives the same output for the same input (stable blank nodes)", async () => {

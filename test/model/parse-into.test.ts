@@ -9,7 +9,7 @@ import { realisticModel } from "../../bench/pipeline/realistic-model.js";
 import { analyseModel } from "../../src/model/analysis.js";
 import { mergeContributions, problemModelIriFor } from "../../src/model/merge.js";
 import { parseContribution, parseInto } from "../../src/model/parse.js";
-import { modelToTrig, modelToTurtle } from "../../src/model/serialize.js";
+import { modelToTrig, modelToTurtle, sessionPrefixes } from "../../src/model/serialize.js";
 import { distinctTriples } from "../../src/model/triples.js";
 import { BASE_IRI, contribution, graphOf, job, shapes } from "./helpers.js";
 
@@ -87,7 +87,7 @@ describe("analyseModel on parseInto", () => {
         return { agent: c.agent, graphIri: c.graphIri, quads: outcome.quads };
       }),
     );
-    expect(analysis.modelTurtle).toBe(modelToTurtle(merged.store));
-    expect(analysis.modelTrig).toBe(modelToTrig(merged.store));
+    expect(analysis.modelTurtle).toBe(modelToTurtle(merged.store, sessionPrefixes(BASE_IRI)));
+    expect(analysis.modelTrig).toBe(modelToTrig(merged.store, sessionPrefixes(BASE_IRI)));
   });
 });
