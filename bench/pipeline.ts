@@ -33,13 +33,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DataFactory, Parser, Store } from "n3";
 import type { Quad } from "n3";
-import { readFormalModel } from "../src/formal/index.js";
+import { isReadByFormalModel, readFormalModel } from "../src/formal/index.js";
 import { analyseModel } from "../src/model/analysis.js";
 import type { AnalysisJob } from "../src/model/analysis.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/model/merge.js";
 import type { ContributionGraph } from "../src/model/merge.js";
 import { parseInto } from "../src/model/parse.js";
-import { modelSerialisations } from "../src/model/serialize.js";
+import { modelSerialisations, sessionPrefixes } from "../src/model/serialize.js";
 import { validateShacl } from "../src/model/shacl/engine.js";
 import { resultsOfReport } from "../src/model/shacl/result.js";
 import type { ShaclOutcome } from "../src/model/shacl/result.js";
@@ -129,7 +129,7 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   const parse = await timed(() => {
     const parsed: ContributionGraph[] = [];
     job.contributions.forEach((c, index) => {
-      const outcome = parseInto(store, c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_` });
+      const outcome = parseInto(store, c.turtle, { baseIri: job.baseIri, graphIri: c.graphIri, maxTriples: job.maxTriplesPerContribution, blankNodePrefix: `c${index}_`, keep: isReadByFormalModel });
       if (!outcome.ok) throw new Error(`${c.agent}: ${outcome.error.message}`);
       parsed.push({ agent: c.agent, graphIri: c.graphIri, quads: outcome.quads });
     });
@@ -141,7 +141,7 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   const formal = await timed(() => readFormalModel(parse.value.flatMap((c) => c.quads)));
   const shaclRaw = await timed(() => validateShacl(shapes, merge.value.store, [{ shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(problemModelIri) }]));
   const validate = await timed(() => validateModel(merge.value, shapes));
-  const turtle = await timed(() => modelSerialisations(merge.value.store));
+  const turtle = await timed(() => modelSerialisations(merge.value.store, sessionPrefixes(job.baseIri)));
   const count = await timed(() => countItemsByAgent(merge.value));
   return {
     phases: { parse: parse.ms, merge: merge.ms, formal: formal.ms, shaclRaw: shaclRaw.ms, validateModel: validate.ms, turtle: turtle.ms, count: count.ms },

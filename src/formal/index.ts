@@ -19,7 +19,7 @@ export type {
 } from "./expression.js";
 export { EXPRESSION_LIMITS } from "./sexpr.js";
 export { formatCondition, formatEffect } from "./format.js";
-export { localName, readFormalModel } from "./model.js";
+export { isReadByFormalModel, localName, readFormalModel } from "./model.js";
 export type { ExpressionFinding, FormalAction, FormalModel, FormalObject, FormalStatement, InformalPart, ModelQuads } from "./model.js";
 export { parsePlanStep } from "./plan-step.js";
 export { toPddl } from "./pddl.js";

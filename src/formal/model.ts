@@ -291,6 +291,15 @@ const READ_PREDICATES: ReadonlySet<string> = new Set([
 /** The classes the reader asks for instances of. */
 const READ_CLASSES: ReadonlySet<string> = new Set([Mfr.Entity, Mfr.Goal, Mfr.StateVariable]);
 
+/**
+ * Whether `readFormalModel` looks at this quad at all. Most of a model (names, labels,
+ * comments) it does not, so a caller that keeps quads only for it can keep just these.
+ */
+export function isReadByFormalModel(q: Quad): boolean {
+  if (!READ_PREDICATES.has(q.predicate.value)) return false;
+  return q.predicate.value !== RDF_TYPE || READ_CLASSES.has(q.object.value);
+}
+
 /** The few look-ups the reader needs, over quads kept in their given order and deduplicated across graphs. */
 class QuadIndex {
   private readonly bySubject = new Map<string, Quad[]>();
@@ -301,8 +310,7 @@ class QuadIndex {
     for (const q of quads) {
       // Names, labels, comments and the coordinator's links are most of a model and nothing
       // the reader looks at: left out before any key is built (a third of the time at 1M).
-      if (!READ_PREDICATES.has(q.predicate.value)) continue;
-      if (q.predicate.value === RDF_TYPE && !READ_CLASSES.has(q.object.value)) continue;
+      if (!isReadByFormalModel(q)) continue;
       // The same triple in two contributions is one fact; the first graph keeps it.
       const key = `${termKey(q.subject)} ${q.predicate.value} ${termKey(q.object)}`;
       if (seen.has(key)) continue;

@@ -3,7 +3,7 @@
  * merge, validate, serialise, count. It runs inside the model worker (analysis-worker.ts),
  * because validation blocks for seconds on large models.
  */
-import { readFormalModel, type FormalModel } from "../formal/index.js";
+import { isReadByFormalModel, readFormalModel, type FormalModel } from "../formal/index.js";
 import { MFR } from "../protocol/vocab.js";
 import { Store } from "n3";
 import type { PrecomputedSplit } from "../protocol/split-memo.js";
@@ -63,6 +63,8 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
       maxTriples: job.maxTriplesPerContribution,
       // Stable per position, distinct per contribution: blank nodes never collide.
       blankNodePrefix: `c${index}_`,
+      // Only what the formal reader reads is kept beyond the parse (most of a model is not).
+      keep: isReadByFormalModel,
     });
     if (outcome.ok) parsed.push({ agent: contribution.agent, graphIri: contribution.graphIri, quads: outcome.quads });
     else parseErrors.push({ agent: contribution.agent, error: outcome.error });
@@ -78,8 +80,8 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     },
     parsed,
   );
-  // The contributions' quads as parsed, so repeated mfr:hasParameter literals keep their text order
-  // (repeats included: the reader counts a triple once).
+  // The contributions' quads as parsed (those it reads), so repeated mfr:hasParameter literals
+  // keep their text order (repeats included: the reader counts a triple once).
   const formal = readFormalModel(parsed.flatMap((c) => c.quads));
   // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
   const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));

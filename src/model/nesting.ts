@@ -60,6 +60,49 @@ export function nestingGuard(max: number = MAX_TURTLE_NESTING): (token: Token) =
   };
 }
 
+/** Thrown while lexing when the text nests too deeply; carries the error to report. */
+export class NestingTooDeep extends Error {
+  constructor(readonly error: ParseError) {
+    super(error.message);
+  }
+}
+
+/**
+ * n3 (2.x) lexes a whole string through `_tokenizeString`, handing each token to the parser
+ * as it is read, unless the parse observes tokens (`onToken`): then it first lexes the whole
+ * text into one array of tokens, which at 100k triples made our parse twice as slow as n3's
+ * and at 1M held millions of tokens at once. Its typings leave the method out.
+ */
+interface StreamingLexer {
+  _tokenizeString(input: string, callback: (error: Error | null, token: Token) => void): void;
+}
+
+/** Whether this n3 lexes strings token by token (see StreamingLexer); a test pins it. */
+export const lexerStreamsTokens = typeof (Lexer.prototype as unknown as Partial<StreamingLexer>)._tokenizeString === "function";
+
+/**
+ * A Turtle lexer for n3's Parser (its `lexer` option) that applies the nesting rule to each
+ * token as it is read and throws NestingTooDeep at the first token past `max`; the parse
+ * stops there, and the exception reaches the parser's caller unchanged. Undefined when this
+ * n3 does not lex token by token: the caller then observes tokens itself.
+ */
+export function nestingGuardedLexer(max: number = MAX_TURTLE_NESTING): Lexer | undefined {
+  if (!lexerStreamsTokens) return undefined;
+  const lexer = new Lexer({ n3: false });
+  const streaming = lexer as unknown as StreamingLexer;
+  const tokenizeString = streaming._tokenizeString.bind(lexer);
+  const guard = nestingGuard(max);
+  streaming._tokenizeString = (input, callback) =>
+    tokenizeString(input, (error, token) => {
+      if (error === null && token !== undefined) {
+        const tooDeep = guard(token);
+        if (tooDeep) throw new NestingTooDeep(tooDeep);
+      }
+      callback(error, token);
+    });
+  return lexer;
+}
+
 function tooDeep(token: Token, max: number): ParseError {
   // n3's tokens carry their 0-based column as `start`, which its typings leave out.
   const start: unknown = (token as { start?: unknown }).start;

@@ -8,8 +8,8 @@
  * does either.
  */
 import { DataFactory, Parser } from "n3";
-import type { Quad, Quad_Object, Quad_Predicate, Quad_Subject, Store, Token } from "n3";
-import { MAX_TURTLE_NESTING, checkNesting, nestingGuard } from "./nesting.js";
+import type { Lexer, Quad, Quad_Object, Quad_Predicate, Quad_Subject, Store, Token } from "n3";
+import { MAX_TURTLE_NESTING, NestingTooDeep, checkNesting, nestingGuard, nestingGuardedLexer } from "./nesting.js";
 import { describeSyntaxError } from "./syntax-error.js";
 import { distinctTriples } from "./triples.js";
 import type { ParseError } from "./syntax-error.js";
@@ -30,6 +30,15 @@ export interface ParseOptions {
   blankNodePrefix?: string;
 }
 
+export interface ParseIntoOptions extends ParseOptions {
+  /**
+   * Which of the parsed quads to return (all by default). The store gets every one either
+   * way; a caller that needs only a few back (the formal reader's) does not hold the rest
+   * until the whole model is read.
+   */
+  keep?: (quad: Quad) => boolean;
+}
+
 export type ParseOutcome =
   | { ok: true; quads: Quad[]; tripleCount: number }
   | { ok: false; error: ParseError };
@@ -48,10 +57,11 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
 /**
  * Parses one contribution straight into `store` (the session's merged model), in its own
  * graph: the store's index removes duplicate triples, so no other pass is needed. Returns
- * the quads in text order, repeats included (what the formal reader wants), and the number
- * of distinct triples. A refused contribution leaves the store as it was.
+ * the quads in text order, repeats included (what the formal reader wants), those `keep`
+ * accepts, and the number of distinct triples. A refused contribution leaves the store as
+ * it was.
  */
-export function parseInto(store: Store, turtle: string, opts: ParseOptions): ParseOutcome {
+export function parseInto(store: Store, turtle: string, opts: ParseIntoOptions): ParseOutcome {
   const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
   const read = readTurtle(turtle, opts);
   if (!read.ok) return read;
@@ -63,7 +73,8 @@ export function parseInto(store: Store, turtle: string, opts: ParseOptions): Par
   for (const q of quads) if (store.addQuad(q)) added++;
   // Into an empty graph each distinct triple is added once; a graph already holding an
   // earlier text (one agent sending twice) needs this text's own count.
-  return { ok: true, quads, tripleCount: fresh ? added : distinctTriples(quads).length };
+  const tripleCount = fresh ? added : distinctTriples(quads).length;
+  return { ok: true, quads: opts.keep ? quads.filter(opts.keep) : quads, tripleCount };
 }
 
 /** Why a contribution of `triples` distinct triples is refused, if it is. */
@@ -86,18 +97,12 @@ function refusal(triples: number, maxTriples: number): ParseError | undefined {
 /**
  * n3 (2.x) also takes named callbacks, onToken among them, and without onQuad parses
  * synchronously and returns the quads; an exception from onToken aborts the parse. Its
- * typings predate that.
+ * typings predate that, and its Parser's `lexer` option.
  */
 interface TokenObservingParser {
   parse(input: string, callbacks: { onToken: (token: Token) => void }): Quad[];
 }
-
-/** Thrown from the parser's token observer when the text nests too deeply. */
-class TooDeep extends Error {
-  constructor(readonly error: ParseError) {
-    super(error.message);
-  }
-}
+type ParserOptionsWithLexer = ConstructorParameters<typeof Parser>[0] & { lexer?: Lexer };
 
 /** The parser's quads in the contribution's graph, text order, repeats included; or why the text cannot be read. */
 function readTurtle(turtle: string, opts: ParseOptions): { ok: true; quads: Quad[] } | { ok: false; error: ParseError } {
@@ -113,25 +118,24 @@ function readTurtle(turtle: string, opts: ParseOptions): { ok: true; quads: Quad
   // RDF 1.2 triple terms are quads too, made by the same factory call: only text without
   // `<<` can have every quad made in the contribution's graph as it is parsed.
   const directly = !turtle.includes("<<");
-  const guard = nestingGuard(MAX_TURTLE_NESTING);
-  const parser = (): Parser =>
-    new Parser({ baseIRI: opts.baseIri, format: "text/turtle", blankNodePrefix, factory: scopedFactory(blankNodePrefix, directly ? graph : undefined) });
+  const parser = (lexer?: Lexer): Parser =>
+    new Parser({
+      baseIRI: opts.baseIri,
+      format: "text/turtle",
+      blankNodePrefix,
+      factory: scopedFactory(blankNodePrefix, directly ? graph : undefined),
+      ...(lexer ? { lexer } : {}),
+    } as ParserOptionsWithLexer);
   let parsed: Quad[];
   try {
-    parsed = (parser() as unknown as TokenObservingParser).parse(turtle, {
-      // The nesting rule (nesting.ts) on the parser's own tokens: one pass over the text.
-      onToken: (token) => {
-        const tooDeep = guard(token);
-        if (tooDeep) throw new TooDeep(tooDeep);
-      },
-    });
+    parsed = guardedParse(parser, turtle);
   } catch (error) {
-    if (error instanceof TooDeep) return { ok: false, error: error.error };
+    if (error instanceof NestingTooDeep) return { ok: false, error: error.error };
     // The text nests too deeply further on: that is what the agent hears first, as always.
     const tooDeep = checkNesting(turtle, MAX_TURTLE_NESTING);
     if (tooDeep) return { ok: false, error: tooDeep };
-    // Observing tokens, n3 reports the last token read rather than the one before the
-    // error: parse once more without, for the exact place (only ever on failure).
+    // Lexing for the nesting rule, n3 may report the last token read rather than the one
+    // before the error: parse once more without, for the exact place (only ever on failure).
     try {
       parser().parse(turtle);
     } catch (plainError) {
@@ -141,6 +145,22 @@ function readTurtle(turtle: string, opts: ParseOptions): { ok: true; quads: Quad
   }
   const quads = directly ? parsed : parsed.map((q) => DataFactory.quad(q.subject, q.predicate, q.object, graph));
   return { ok: true, quads };
+}
+
+/**
+ * One pass over the text with the nesting rule (nesting.ts) applied to the parser's own
+ * tokens: in the lexer, token by token, where this n3 allows it; else through onToken.
+ */
+function guardedParse(parser: (lexer?: Lexer) => Parser, turtle: string): Quad[] {
+  const lexer = nestingGuardedLexer(MAX_TURTLE_NESTING);
+  if (lexer) return parser(lexer).parse(turtle);
+  const guard = nestingGuard(MAX_TURTLE_NESTING);
+  return (parser() as unknown as TokenObservingParser).parse(turtle, {
+    onToken: (token) => {
+      const tooDeep = guard(token);
+      if (tooDeep) throw new NestingTooDeep(tooDeep);
+    },
+  });
 }
 
 /**

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TURTLE_NESTING, checkNesting } from "../../src/model/nesting.js";
+import { Parser } from "n3";
+import type { Lexer } from "n3";
+import { MAX_TURTLE_NESTING, NestingTooDeep, checkNesting, lexerStreamsTokens, nestingGuardedLexer } from "../../src/model/nesting.js";
 import { parseContribution } from "../../src/model/parse.js";
 import type { ParseOutcome } from "../../src/model/parse.js";
 import { BASE_IRI, MFR, fixture, graphOf } from "./helpers.js";
@@ -99,6 +101,20 @@ describe("what a contribution may not be", () => {
     expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"<<( <#s> <#p> ".repeat(33)}<#o>${" )>>".repeat(33)} .`, opts("alice"))).message).toMatch(/nested too deeply/);
     // N3 formulas are not Turtle: n3's own syntax error says so, whatever the depth.
     expect(failed(parseContribution(`${PREFIX}<#a> mfr:p ${"{ ".repeat(40)}`, opts("alice"))).message).toMatch(/^Turtle syntax error at line 2/);
+  });
+
+  it("applies the rule in n3's lexer, token by token as the parser reads them (not by lexing the whole text first)", () => {
+    // If an n3 upgrade drops the streaming lexer, parse.ts falls back to observing tokens,
+    // which is correct but lexes every contribution into one array first: this says so.
+    expect(lexerStreamsTokens).toBe(true);
+    let tokensBeforeRefusal = 0;
+    const lexer = nestingGuardedLexer(2) as Lexer;
+    const original = (lexer as unknown as { _tokenizeString: (i: string, cb: (e: Error | null, t: unknown) => void) => void })._tokenizeString;
+    (lexer as unknown as { _tokenizeString: typeof original })._tokenizeString = (input, cb) => original(input, (e, t) => (tokensBeforeRefusal++, cb(e, t)));
+    const text = `${PREFIX}<#a> mfr:p [ mfr:p [ mfr:p [ mfr:p <#b> ] ] ] .\n${"<#c> mfr:p <#d> .\n".repeat(1000)}`;
+    expect(() => new Parser({ lexer } as ConstructorParameters<typeof Parser>[0]).parse(text)).toThrow(NestingTooDeep);
+    // Refused at the third `[`: the thousand statements after it were never lexed.
+    expect(tokensBeforeRefusal).toBeLessThan(30);
   });
 
   it("does not count brackets inside strings, IRIs or comments", () => {
