@@ -84,7 +84,7 @@ const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
  * in a worker: 47 ms with the default, 46 ms at 48 MiB, 21 ms at 96 MiB, 21 ms at 192 MiB; at
  * 100k triples about 10 % faster. The cost is at most this much more memory per thread.
  */
-const YOUNG_GENERATION_MB = 96;
+export const YOUNG_GENERATION_MB = 96;
 
 /**
  * One thread per core but one: the main thread keeps a core, so the connection answers while
