@@ -61,7 +61,11 @@ function formalModelOf(store: SessionStore, sessionId: SessionId, session: Sessi
   if (kept !== undefined) return kept;
   if (session && Object.keys(session.contributions).length > 0) {
     const { graphs, skipped } = contributionGraphs(session);
-    notes.push("the session's log keeps no formal model (it predates checked plans); it was read afresh from the contributions");
+    notes.push(
+      session.model?.formalSummary
+        ? "the formal model the model worker stored is not in the store; it was read afresh from the contributions"
+        : "the session's log keeps no formal model (it predates checked plans); it was read afresh from the contributions",
+    );
     for (const s of skipped) notes.push(`left out of the model (does not parse): ${s}`);
     return readFormalModel(graphs.flatMap((g) => g.quads));
   }
