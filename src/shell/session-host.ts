@@ -713,7 +713,7 @@ export class SessionHost {
     this.apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
   }
 
-  /** Keeps the formal model's JSON the worker could not store (see `formalTexts`); a stored one replaces nothing. */
+  /** Keeps the formal model's JSON when the worker could not store it (see `formalTexts`); once stored, no text is held. */
   private keepFormalText(sessionId: string, analysis: AnalysedModel): void {
     if (analysis.formalJson !== undefined) this.formalTexts.set(sessionId, { digest: analysis.formal.digest, json: analysis.formalJson });
     else this.formalTexts.delete(sessionId);
