@@ -1,7 +1,7 @@
 /**
- * Runs the model pipeline (parse, merge, validate) on a pool of worker threads, so that a large
- * model never blocks the XMPP connection (which must keep answering pings) and several
- * sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
+ * Runs the model pipeline (parse, merge, validate) and the checks of plans on a pool of worker
+ * threads, so that a large model never blocks the XMPP connection (which must keep answering
+ * pings) and several sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
  * closed pool, a full queue — comes back as `{ ok: false }`, never as a rejected promise.
  *
  * Jobs wait in one line and each thread runs one at a time, so a free thread takes the next
