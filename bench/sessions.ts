@@ -8,7 +8,7 @@
  * The baseline in the same process is the same run without a store (sessions kept in memory,
  * capped at 200 completed), so the ratio shows what durability costs.
  */
-import { NO_FORMAL_MODEL } from "../src/formal/index.js";
+import { NO_FORMAL_MODEL, summariseFormalModel } from "../src/formal/index.js";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,9 +33,11 @@ const models: ModelService = {
       tripleCount: 120,
       countsByAgent: {},
       parseErrors: [],
-      formal: NO_FORMAL_MODEL,
+      formal: summariseFormalModel(NO_FORMAL_MODEL, "0".repeat(64)),
     },
   }),
+  // The models have no formal part: no plan is simulated, so no plan check is asked for.
+  verify: () => Promise.reject(new Error("unused")),
 };
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -395,7 +395,8 @@ export class Coordinator {
             await this.replyPrivately(context, wording.proposalTooLarge(fits.bytes, fits.max));
             return;
           }
-          this.sessions.propose(m.sessionId, from, m.solution);
+          // Not awaited: the plan check runs in a model worker, and other stanzas need not wait for it.
+          void this.sessions.propose(m.sessionId, from, m.solution);
         } else {
           this.log.info({ sender: context.from.label, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         }

@@ -26,6 +26,8 @@ export { toPddl } from "./pddl.js";
 export type { PddlFiles, PddlOptions, PddlPlan, PddlRenaming } from "./pddl.js";
 export type { PlanStep } from "./plan-step.js";
 export { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "./simulate.js";
+export { hasFormalPart, summariseFormalModel } from "./summary.js";
+export type { FormalSummary, InformalCount } from "./summary.js";
 export type { SimulationLimits, Verdict, Verification } from "./simulate.js";
 
 /** A model with no formal part at all: every plan checked against it is "unverifiable". */

@@ -1,7 +1,9 @@
 /**
  * The worker_threads entry of the model worker. Loads the shapes once, then answers
- * `analyse` and `check` requests one at a time. Any failure becomes a reply, so the main
- * thread only ever sees values; a crash here is caught there as an `error`/`exit` event.
+ * `analyse`, `check` and `verify` requests one at a time. Any failure becomes a reply, so the
+ * main thread only ever sees values; a crash here is caught there as an `error`/`exit` event.
+ * The formal models this thread read or loaded stay here (formal-cache.ts): the main thread
+ * gets their summaries, and sends plans here to be checked.
  */
 import { oversizedStatement } from "./statement-size.js";
 import { parentPort, workerData } from "node:worker_threads";
@@ -11,9 +13,12 @@ import { countItems } from "./merge.js";
 import { parseContribution } from "./parse.js";
 import { loadShapes } from "./shapes.js";
 import { splitsAhead } from "../protocol/model-parts.js";
-import type { CheckRequest, ContributionCheck, Stored, StoredAnalysis, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import { openSecondWriter } from "../store/database-file.js";
-import { BlobWriter } from "../store/blobs.js";
+import { BlobReader, BlobWriter, blobDigest } from "../store/blobs.js";
+import { summariseFormalModel, type FormalModel } from "../formal/index.js";
+import { checkPlan } from "../session/plan-check.js";
+import { FormalModelCache } from "./formal-cache.js";
 
 const port = parentPort;
 if (port === null) throw new Error("analysis-worker.ts must run as a worker thread");
@@ -46,6 +51,22 @@ function keep<T>(write: (blobs: BlobWriter) => T): Stored<T> {
   }
 }
 
+/**
+ * The formal model a plan check names: held here, else read from the JSON the main thread
+ * sent, else from the store. Throws when none of them has it (the check then does not finish).
+ */
+function formalModelFor(request: VerifyRequest): FormalModel {
+  const held = formalModels.get(request.digest);
+  if (held !== undefined) return held;
+  const json = request.formalJson ?? blobReader?.text(request.sessionId, request.digest);
+  if (json === undefined) {
+    throw new Error(`the formal model ${request.digest.slice(0, 12)}… of session ${request.sessionId} is neither held by the model worker nor in the store`);
+  }
+  const model = JSON.parse(json) as FormalModel;
+  formalModels.remember(request.digest, model, json.length);
+  return model;
+}
+
 async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerReply> {
   try {
     if (request.kind === "check") {
@@ -54,16 +75,29 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
       const stored = check.ok && keepFor !== undefined ? keep((b) => b.write(keepFor, request.turtle)) : {};
       return { id: request.id, kind: "checked", check, ...stored };
     }
-    const analysis = await analyseModel(request.job, shapes);
+    if (request.kind === "verify") {
+      return { id: request.id, kind: "verified", verification: checkPlan(formalModelFor(request), request.claim) };
+    }
+    const { formal, ...analysis } = await analyseModel(request.job, shapes);
     // Splitting a large model takes as long as validating it: here, not on the main thread.
     const modelSplits = splitsAhead(analysis.modelTurtle, request.splits ?? []);
     const { sessionId } = request.job;
+    const formalJson = JSON.stringify(formal);
+    const digest = blobDigest(formalJson);
+    formalModels.remember(digest, formal, formalJson.length);
     const stored = keep<StoredAnalysis>((b) => ({
       modelTurtle: b.write(sessionId, analysis.modelTurtle),
       modelTrig: b.write(sessionId, analysis.modelTrig),
-      formal: b.writeJson(sessionId, analysis.formal),
+      formal: b.write(sessionId, formalJson),
     }));
-    return { id: request.id, kind: "analysed", analysis: modelSplits.length > 0 ? { ...analysis, modelSplits } : analysis, ...stored };
+    const analysed: AnalysedModel = {
+      ...analysis,
+      ...(modelSplits.length > 0 ? { modelSplits } : {}),
+      formal: summariseFormalModel(formal, digest),
+      // Not stored: the main thread keeps the text for the plan checks of this session.
+      ...(stored.stored === undefined ? { formalJson } : {}),
+    };
+    return { id: request.id, kind: "analysed", analysis: analysed, ...stored };
   } catch (error) {
     return { id: request.id, kind: "failed", error: error instanceof Error ? error.message : String(error) };
   }
@@ -71,6 +105,8 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
 
 let shapes: Store;
 let blobs: BlobWriter | undefined;
+let blobReader: BlobReader | undefined;
+const formalModels = new FormalModelCache();
 try {
   shapes = loadShapes((workerData as WorkerSetup).shapesPath);
 } catch (error) {
@@ -80,9 +116,14 @@ try {
 try {
   const storePath = (workerData as WorkerSetup).storePath;
   // Without it, everything still works: the main thread writes the texts inline.
-  if (storePath !== undefined) blobs = new BlobWriter(openSecondWriter(storePath));
+  if (storePath !== undefined) {
+    const db = openSecondWriter(storePath);
+    blobs = new BlobWriter(db);
+    blobReader = new BlobReader(db);
+  }
 } catch {
   blobs = undefined;
+  blobReader = undefined;
 }
 
 port.on("message", (request: WorkerRequest) => {

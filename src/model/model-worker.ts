@@ -1,12 +1,12 @@
 /**
- * Runs the model pipeline (parse, merge, validate) on a pool of worker threads, so that a large
- * model never blocks the XMPP connection (which must keep answering pings) and several
- * sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
+ * Runs the model pipeline (parse, merge, validate) and the checks of plans on a pool of worker
+ * threads, so that a large model never blocks the XMPP connection (which must keep answering
+ * pings) and several sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
  * closed pool, a full queue — comes back as `{ ok: false }`, never as a rejected promise.
  *
  * Jobs wait in one line and each thread runs one at a time, so a free thread takes the next
- * job: the least busy thread always gets the work. Checks of single contributions go before
- * validations (they are short, and a contribution window waits for them). Jobs with the same `key` (a session's) run
+ * job: the least busy thread always gets the work. Checks of single contributions and of plans
+ * go before validations (they are short, and a window waits for them). Jobs with the same `key` (a session's) run
  * in the order they were asked for, never two at once, so a later analysis of a session never
  * overtakes an earlier one. A job's clock starts when a thread begins it (not while it waits
  * in line, nor while a fresh thread loads), and `onStart` says when that is, so the session's
@@ -17,11 +17,12 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
-import type { CheckRequest, ContributionCheck, Stored, StoredAnalysis, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { AnalysisJob } from "./analysis.js";
+import type { Verification } from "../formal/index.js";
+import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import type { SplitKey } from "../protocol/split-memo.js";
 
-export type { CheckRequest, ContributionCheck, Stored, StoredAnalysis } from "./worker-protocol.js";
+export type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest } from "./worker-protocol.js";
 
 export interface ModelWorkerOptions {
   /** The SHACL shapes file (see `defaultShapesPath()` in shapes.ts). */
@@ -42,8 +43,9 @@ export interface ModelWorkerOptions {
 
 /** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
 export type JobFailure = { ok: false; error: string; timedOut?: true };
-export type AnalyseAnswer = ({ ok: true; analysis: ModelAnalysis } & Stored<StoredAnalysis>) | JobFailure;
+export type AnalyseAnswer = ({ ok: true; analysis: AnalysedModel } & Stored<StoredAnalysis>) | JobFailure;
 export type CheckAnswer = ({ ok: true; check: ContributionCheck } & Stored<string>) | JobFailure;
+export type VerifyAnswer = { ok: true; verification: Verification } | JobFailure;
 
 /** When a job is asked for: which jobs it must keep order with, and who hears when it starts. */
 export interface JobOptions {
@@ -76,6 +78,13 @@ interface Thread {
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+/** A job's kind as its timeout message names it ("… took longer than N ms"). */
+const JOB_WHAT: Record<WorkerRequest["kind"], string> = {
+  analyse: "validation",
+  check: "checking the contribution",
+  verify: "checking the plan",
+};
 
 /**
  * The young generation of each model thread. A model analysis allocates millions of short-lived
@@ -156,6 +165,18 @@ export class ModelWorker {
     return { ok: false, error: unexpected(outcome.reply) };
   }
 
+  /**
+   * Checks one proposal's plan against a session's formal model, in whichever thread is free:
+   * one that holds the model (it analysed it, or checked a plan against it) uses its copy;
+   * another reads it from `formalJson` or the store (see VerifyRequest).
+   */
+  async verify(request: VerifyRequest, options: JobOptions = {}): Promise<VerifyAnswer> {
+    const outcome = await this.run({ id: this.nextId++, kind: "verify", ...request }, options);
+    if (!outcome.ok) return outcome;
+    if (outcome.reply.kind === "verified") return { ok: true, verification: outcome.reply.verification };
+    return { ok: false, error: unexpected(outcome.reply) };
+  }
+
   /** Stops the workers; pending and later jobs answer with an error. */
   async close(): Promise<void> {
     this.closed = true;
@@ -199,9 +220,10 @@ export class ModelWorker {
 
   /**
    * The next job to run: never one whose key has a job running or an earlier job waiting
-   * (order within a key is kept); among the others, checks first, then the oldest. A check
-   * takes milliseconds and a contribution window waits for it, while a validation takes far
-   * longer and its clock only starts when it begins, so checks never queue behind validations.
+   * (order within a key is kept); among the others, short jobs first (checks of contributions
+   * and of plans), then the oldest. A short job takes milliseconds and a window waits for it,
+   * while a validation takes far longer and its clock only starts when it begins, so short
+   * jobs never queue behind validations.
    */
   private nextRunnable(): number {
     if (this.queue.length === 0) return -1;
@@ -214,7 +236,7 @@ export class ModelWorker {
         if (blocked.has(job.key)) continue;
         blocked.add(job.key);
       }
-      if (job.request.kind === "check") return i;
+      if (job.request.kind !== "analyse") return i;
       if (firstRunnable < 0) firstRunnable = i;
     }
     return firstRunnable;
@@ -234,7 +256,7 @@ export class ModelWorker {
 
   private begin(thread: Thread, job: Job): void {
     thread.job = job;
-    const what = job.request.kind === "analyse" ? "validation" : "checking the contribution";
+    const what = JOB_WHAT[job.request.kind];
     thread.timer = setTimeout(
       () => this.retire(thread, `${what} took longer than ${this.options.timeoutMs} ms`, true),
       this.options.timeoutMs,

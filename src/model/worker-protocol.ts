@@ -2,6 +2,8 @@
  * Messages between ModelWorker (main thread) and analysis-worker.ts (the worker thread).
  * Plain data only: everything crosses the thread boundary by structured clone.
  */
+import type { FormalSummary, Verification } from "../formal/index.js";
+import type { ClaimedPlan } from "../session/plan-check.js";
 import type { AnalysisJob, ModelAnalysis } from "./analysis.js";
 import type { ItemCounts } from "./merge.js";
 import type { ParseError } from "./parse.js";
@@ -27,6 +29,35 @@ export interface CheckRequest {
   keepFor?: string;
 }
 
+/**
+ * A model analysis as it crosses to the main thread. The formal model stays in the worker
+ * that read it (and in the store): copying its object graph to the main thread took 119 ms
+ * at 100k triples. Only its summary and digest go; plans are checked in a worker (`verify`).
+ */
+export interface AnalysedModel extends Omit<ModelAnalysis, "formal"> {
+  formal: FormalSummary;
+  /**
+   * The formal model's JSON, only when the worker could not store it (no store, or the write
+   * failed): the main thread keeps the text (a string is copied between threads cheaply, and
+   * never parsed there) and sends it with the verify jobs of the session.
+   */
+  formalJson?: string;
+}
+
+/** One proposal's plan to check against the session's formal model (session/plan-check.ts). */
+export interface VerifyRequest {
+  sessionId: string;
+  /** The formal model's digest (`FormalSummary.digest`). */
+  digest: string;
+  claim: ClaimedPlan;
+  /**
+   * The formal model's JSON, when the main thread holds it (see `AnalysedModel.formalJson`):
+   * read only if this worker has no copy of the model. Without it, a worker without a copy
+   * reads the model from the store.
+   */
+  formalJson?: string;
+}
+
 /** Digests of what an analysis stored as blobs (store/blobs.ts): the journal refers to them. */
 export interface StoredAnalysis {
   modelTurtle: string;
@@ -49,13 +80,15 @@ export type ContributionCheck =
 export type WorkerRequest =
   /** `splits`: the part sizes the model will be sent in, split here rather than on the main thread. */
   | { id: number; kind: "analyse"; job: AnalysisJob; splits?: SplitKey[] }
-  | ({ id: number; kind: "check" } & CheckRequest);
+  | ({ id: number; kind: "check" } & CheckRequest)
+  | ({ id: number; kind: "verify" } & VerifyRequest);
 
 export type WorkerReply =
   | { kind: "ready" }
   | { kind: "startup-failed"; error: string }
-  | ({ id: number; kind: "analysed"; analysis: ModelAnalysis } & Stored<StoredAnalysis>)
+  | ({ id: number; kind: "analysed"; analysis: AnalysedModel } & Stored<StoredAnalysis>)
   | ({ id: number; kind: "checked"; check: ContributionCheck } & Stored<string>)
+  | { id: number; kind: "verified"; verification: Verification }
   | { id: number; kind: "failed"; error: string };
 
 /** What the worker needs at start. */

@@ -5,11 +5,11 @@
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
 import { missingAgents, missingProposers } from "./windows.js";
-import { verdictWords } from "./verdicts.js";
+import { formalSummaryOf, verdictWords } from "./verdicts.js";
 import { sameAgent } from "./identity.js";
 import { goalsSatisfied, rankedProposals } from "./ranking.js";
 import type { Contribution, ContributionParts, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
-import { localName, type InformalPart } from "../formal/index.js";
+import { localName, type InformalCount } from "../formal/index.js";
 
 const SUMMARY_MAX_LINES = 15;
 
@@ -212,11 +212,11 @@ function findingLine(s: Session, f: ValidationFinding): string {
 }
 
 /** "2 constraints, 1 precondition": what kinds of literal were free text, by their property. */
-function informalKinds(parts: readonly InformalPart[]): string {
+function informalKinds(parts: readonly InformalCount[]): string {
   const counts = new Map<string, number>();
   for (const p of parts) {
     const kind = INFORMAL_KIND[localName(p.predicate)] ?? "expression";
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    counts.set(kind, (counts.get(kind) ?? 0) + p.count);
   }
   return [...counts].map(([kind, n]) => plural(n, kind)).join(", ");
 }
@@ -251,8 +251,9 @@ export function sessionSummary(s: Session, now: number): string {
         : `Validation: could not finish (${clip(last.outcome.error, 100)}).`,
     );
   }
-  const unchecked = s.model?.formal?.notMachineCheckable ?? [];
-  if (unchecked.length) lines.push(`Not machine-checkable: ${plural(unchecked.length, "free-text part")} (${informalKinds(unchecked)}); plans are not checked there.`);
+  const unchecked = formalSummaryOf(s.model)?.notMachineCheckable ?? [];
+  const uncheckedCount = unchecked.reduce((n, p) => n + p.count, 0);
+  if (uncheckedCount) lines.push(`Not machine-checkable: ${plural(uncheckedCount, "free-text part")} (${informalKinds(unchecked)}); plans are not checked there.`);
   const ranked = rankedProposals(s);
   const best = ranked[0];
   if (best && (c?.status === "solved" || (!best.verification && best.solution.success))) {

@@ -15,7 +15,7 @@ import { requestedProposers } from "./ranking.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import { isSolved, repairIssues, verifyProposal } from "./verdicts.js";
+import { isSolved, proposalVerification, repairIssues } from "./verdicts.js";
 import { answerArrived, awaitedProposers, clearDeadline, closerOfDeadline, logWindowClosed, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
 
@@ -383,7 +383,7 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
     return;
   }
   const index = session.proposals.findIndex((p) => sameAgent(p.agent, nick));
-  const verification = verifyProposal(session, input.solution);
+  const verification = proposalVerification(session, input);
   const proposal = {
     agent: nick,
     agentJid: input.from.jid,

@@ -5,7 +5,7 @@
  */
 
 // Findings come from the model layer unchanged (attributed to agents there).
-import type { FormalModel, Verification } from "../formal/index.js";
+import type { FormalModel, FormalSummary, Verification } from "../formal/index.js";
 import type { Severity, ValidationFinding } from "../model/validate.js";
 import type { RoomView } from "./room-view.js";
 export type { Severity, ValidationFinding };
@@ -120,7 +120,17 @@ export interface ModelAnalysis {
   /** The merged model as Turtle (what solvers receive). */
   modelTurtle: string;
   tripleCount: number;
-  /** Its formal part, read by the worker; absent in logs written before plans were checked. */
+  /**
+   * Its formal part as the core knows it: a bounded summary and the digest of the formal
+   * model, which stays in the model worker (plans are checked there; see the proposal input).
+   * Absent in logs written before plans were checked in the worker.
+   */
+  formalSummary?: FormalSummary;
+  /**
+   * Logs written before plans were checked in the worker only: the formal model itself, which
+   * the core then checks plans against as it did when they were logged. Never set on the
+   * live path (copying it to the main thread stalled the event loop).
+   */
   formal?: FormalModel;
 }
 
@@ -326,7 +336,12 @@ export type Input =
    * on arrival (the series it belonged to is dropped).
    */
   | { kind: "contribution"; sessionId: SessionId; from: Participant; turtle: string; check: ContributionCheck; parts?: ContributionParts }
-  | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody }
+  /**
+   * `verification`: the check of the plan the shell had the model worker make, when the model
+   * has a formal summary and the session takes proposals; the core records it as it is.
+   * Absent in logs written before plans were checked in the worker.
+   */
+  | { kind: "proposal"; sessionId: SessionId; from: Participant; solution: SolutionBody; verification?: Verification }
   | { kind: "analysis"; sessionId: SessionId; version: number; outcome: AnalysisOutcome }
   /** A model worker began the analysis of `version` (its time budget starts now). */
   | { kind: "analysis-started"; sessionId: SessionId; version: number }

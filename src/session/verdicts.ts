@@ -4,44 +4,36 @@
  * validated model as it arrives, the verdict is kept with the proposal, and a model with a
  * formal part is solved only by a valid plan.
  */
-import { simulatePlan, type FormalModel, type Verification } from "../formal/index.js";
-import type { Proposal, Session, SolutionBody } from "./types.js";
+import { hasFormalPart, summariseFormalModel, type FormalSummary, type Verification } from "../formal/index.js";
+import { checkPlan, claimedPlanOf, verdictWithoutSimulation } from "./plan-check.js";
+import type { Input, ModelAnalysis, Proposal, Session } from "./types.js";
 
-/** Whether the model states anything a plan can be checked against. */
-export function hasFormalPart(model: FormalModel): boolean {
-  return model.goals.length > 0 || model.constraints.length > 0 || model.actions.some((a) => a.informal.length === 0);
+/**
+ * What the core knows of a model's formal part: its summary, or, for logs written before
+ * plans were checked in the worker, the summary of the formal model the analysis carried.
+ * Undefined for logs older still (no formal model at all).
+ */
+export function formalSummaryOf(model: ModelAnalysis | null): Pick<FormalSummary, "hasFormalPart" | "notMachineCheckable"> | undefined {
+  if (model?.formalSummary) return model.formalSummary;
+  if (model?.formal) return { hasFormalPart: hasFormalPart(model.formal), notMachineCheckable: summariseFormalModel(model.formal, "").notMachineCheckable };
+  return undefined;
 }
 
 /**
- * The check of one proposal's plan; undefined for sessions logged before plans were checked
- * (their analysis carries no formal model), so a replay of them stays as it was.
+ * The check recorded with a proposal. On the live path the shell had the model worker make it
+ * and the input carries it. A log written before that carries the formal model in its analysis
+ * instead, and the plan is checked here as it was then; older logs have no check at all
+ * (undefined), so a replay of any of them stays as it was.
  */
-export function verifyProposal(session: Session, solution: SolutionBody): Verification | undefined {
-  const formal = session.model?.formal;
-  if (!formal) return undefined;
-  if (!hasFormalPart(formal)) {
-    return { verdict: "unverifiable", reason: "The model has no formal part (its expressions are free text), so the plan could not be checked." };
+export function proposalVerification(session: Session, input: Extract<Input, { kind: "proposal" }>): Verification | undefined {
+  if (input.verification) return input.verification;
+  const model = session.model;
+  if (model?.formal) return checkPlan(model.formal, claimedPlanOf(input.solution));
+  if (model?.formalSummary) {
+    // The shell checks every proposal it hands over while the session takes them; one without
+    // a check is still judged the same way, never taken as valid.
+    return verdictWithoutSimulation(model.formalSummary.hasFormalPart, input.solution) ?? { verdict: "unverifiable", reason: "The plan was not checked." };
   }
-  // No plan at all is not an empty plan: there is nothing to check (an empty plan is checked).
-  if (solution.plan === undefined) return { verdict: "unverifiable", reason: "The proposal has no plan to check." };
-  const verification = simulatePlan(formal, solution.plan);
-  const refutedClaim = refutedClaimOf(solution, verification);
-  return refutedClaim ? { ...verification, refutedClaim } : verification;
-}
-
-/**
- * A claim the check contradicts: success claimed for an invalid plan, or goals claimed
- * satisfied when the plan ends with a formal goal false. Claimed goals are free text, so they
- * are not matched one by one to formal goals; the first false goal is named instead.
- */
-function refutedClaimOf(solution: SolutionBody, v: Verification): string | undefined {
-  if (v.verdict !== "invalid") return undefined;
-  const planLength = solution.plan?.length ?? 0;
-  const claimedGoals = (solution.satisfiesGoals ?? []).filter((g) => g.satisfied).length;
-  if (claimedGoals > 0 && v.step === planLength + 1) {
-    return `It claims ${claimedGoals === 1 ? "a goal" : `${claimedGoals} goals`} satisfied, but ${v.failed ?? "a goal"} is false at the end.`;
-  }
-  if (solution.success) return `It claims success, but the plan is invalid${v.step !== undefined ? ` at step ${v.step}` : ""}.`;
   return undefined;
 }
 
@@ -54,8 +46,7 @@ export function verdictRank(p: Proposal): number {
 
 /** Solved: by a valid plan where the model has a formal part; where it has none, by a claim of success. */
 export function isSolved(session: Session): boolean {
-  const formal = session.model?.formal;
-  if (formal && hasFormalPart(formal)) return session.proposals.some((p) => p.verification?.verdict === "valid");
+  if (formalSummaryOf(session.model)?.hasFormalPart) return session.proposals.some((p) => p.verification?.verdict === "valid");
   return session.proposals.some((p) => p.solution.success);
 }
 

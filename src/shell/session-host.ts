@@ -5,7 +5,9 @@
  */
 import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
-import type { AnalyseAnswer, AnalyseOptions, CheckAnswer, CheckRequest, JobOptions } from "../model/model-worker.js";
+import type { AnalysedModel, AnalyseAnswer, AnalyseOptions, CheckAnswer, CheckRequest, JobOptions, VerifyAnswer, VerifyRequest } from "../model/model-worker.js";
+import type { Verification } from "../formal/index.js";
+import { claimedPlanOf, unfinishedCheck, verdictWithoutSimulation } from "../session/plan-check.js";
 import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
@@ -31,6 +33,8 @@ import { replayWithSends, unsentTail } from "./sent-check.js";
 export interface ModelService {
   check(request: CheckRequest, options?: JobOptions): Promise<CheckAnswer>;
   analyse(job: AnalysisJob, options?: AnalyseOptions): Promise<AnalyseAnswer>;
+  /** Checks a proposal's plan against the session's formal model, which only the workers hold. */
+  verify(request: VerifyRequest, options?: JobOptions): Promise<VerifyAnswer>;
 }
 
 /** A session that has left memory: enough to list it and show its status. */
@@ -163,6 +167,14 @@ export class SessionHost {
   /** Parts of one series are taken one after another, in arrival order (series key → the latest). */
   private readonly partsInOrder = new Map<string, Promise<void>>();
   private readonly stepListeners = new Set<SessionStepListener>();
+  /** Proposals of a session are handed to the core in arrival order, each after its plan check (session id → the latest). */
+  private readonly proposalsInOrder = new Map<string, Promise<void>>();
+  /**
+   * The formal model's JSON of sessions whose model the worker could not store (no store, or
+   * the write failed), by session: sent with each plan check, since a worker that did not
+   * analyse the session has no other way to the model. Never parsed here.
+   */
+  private readonly formalTexts = new Map<string, { digest: string; json: string }>();
 
   constructor(private readonly options: SessionHostOptions) {
     this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
@@ -416,9 +428,53 @@ export class SessionHost {
         : { ok: false, message: answer.check.error.message, line: answer.check.error.line, column: answer.check.error.column, ...(answer.check.error.refused ? { refused: true as const } : {}) };
   }
 
-  propose(sessionId: string, from: Participant, solution: SolutionBody): void {
-    if (this.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return;
-    this.apply({ kind: "proposal", sessionId, from, solution });
+  /**
+   * A SolutionProposal. While the session takes proposals and its model has a formal part,
+   * the plan is checked in a model worker first (the formal model lives there) and the core
+   * is given the proposal with the check; proposals of one session reach the core in the
+   * order they arrived, whatever their checks take. Resolves once this one is handed over.
+   */
+  propose(sessionId: string, from: Participant, solution: SolutionBody): Promise<void> {
+    if (this.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return Promise.resolve();
+    const check = this.planCheck(sessionId, solution);
+    const earlier = this.proposalsInOrder.get(sessionId);
+    const hand = (verification: Verification | undefined): void =>
+      this.apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) });
+    if (earlier === undefined && !(check instanceof Promise)) {
+      hand(check);
+      return Promise.resolve();
+    }
+    const next = (earlier ?? Promise.resolve())
+      .then(() => check)
+      .then(hand)
+      .catch((err: unknown) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a proposal"));
+    this.proposalsInOrder.set(sessionId, next);
+    void next.then(() => {
+      if (this.proposalsInOrder.get(sessionId) === next) this.proposalsInOrder.delete(sessionId);
+    });
+    return next;
+  }
+
+  /**
+   * The check of a proposal's plan, for a session that takes proposals and whose model has a
+   * formal summary: at once when no simulation is needed, else from a model worker (in the
+   * session's job order). A check that fails or runs out of time leaves the plan unverifiable,
+   * saying why. Undefined when the core will not take the proposal, or for a session restored
+   * from a log that keeps the formal model itself (the core checks it then, as it did).
+   */
+  private planCheck(sessionId: string, solution: SolutionBody): Verification | undefined | Promise<Verification> {
+    const session = this.state.byId[sessionId];
+    const summary = session?.model?.formalSummary;
+    if (session?.phase !== "reasoning" || summary === undefined) return undefined;
+    const claim = claimedPlanOf(solution);
+    const early = verdictWithoutSimulation(summary.hasFormalPart, claim);
+    if (early) return early;
+    const held = this.formalTexts.get(sessionId);
+    const formalJson = held?.digest === summary.digest ? held.json : undefined;
+    return this.options.models
+      .verify({ sessionId, digest: summary.digest, claim, ...(formalJson !== undefined ? { formalJson } : {}) }, { key: sessionId })
+      .then((answer) => (answer.ok ? answer.verification : unfinishedCheck(answer.error)))
+      .catch((err: unknown) => unfinishedCheck(err instanceof Error ? err.message : String(err)));
   }
 
   /** Input for a session that is complete and archived: a polite answer, nothing else. */
@@ -516,6 +572,8 @@ export class SessionHost {
       const { state, effects } = step(this.state, input, at);
       this.state = state;
       const after = state.byId[input.sessionId];
+      // A completed session checks no more plans.
+      if (after?.phase === "complete") this.formalTexts.delete(input.sessionId);
       this.carryOut(input.sessionId, effects, at, logged);
       this.emitStep({ at, input, before, after, effects });
       this.dropClosedParts(input.sessionId);
@@ -626,11 +684,9 @@ export class SessionHost {
       const { stored } = answer;
       if (answer.storeError !== undefined) this.options.log.warn({ sessionId: effect.sessionId, error: answer.storeError }, "the model worker could not store the model; it is logged inline");
       try {
-        // Stored by the worker already: the analysis input and the archive refer to these.
-        if (stored && journal.adoptBlob) {
-          journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
-          journal.adoptBlob(effect.sessionId, answer.analysis.formal, { digest: stored.formal, as: "json" });
-        }
+        // Stored by the worker already: the analysis input and the archive refer to it. (The
+        // formal model is stored too, but only its summary comes here; export reads it by digest.)
+        if (stored && journal.adoptBlob) journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
         if (stored && journal.saveArtefactBlob) journal.saveArtefactBlob(effect.sessionId, "model-trig", stored.modelTrig);
         else journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
         this.options.journal.saveArtefact(effect.sessionId, "validation", JSON.stringify(answer.analysis.validation));
@@ -638,6 +694,7 @@ export class SessionHost {
         this.options.log.warn({ err, sessionId: effect.sessionId }, "could not save the model for export");
       }
     }
+    if (answer.ok) this.keepFormalText(effect.sessionId, answer.analysis);
     const outcome: AnalysisOutcome = answer.ok
       ? {
           ok: true,
@@ -649,11 +706,17 @@ export class SessionHost {
             summary: answer.analysis.validation.summary,
             modelTurtle: answer.analysis.modelTurtle,
             tripleCount: answer.analysis.tripleCount,
-            formal: answer.analysis.formal,
+            formalSummary: answer.analysis.formal,
           },
         }
       : { ok: false, error: answer.error, timedOut: answer.timedOut === true };
     this.apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
+  }
+
+  /** Keeps the formal model's JSON when the worker could not store it (see `formalTexts`); once stored, no text is held. */
+  private keepFormalText(sessionId: string, analysis: AnalysedModel): void {
+    if (analysis.formalJson !== undefined) this.formalTexts.set(sessionId, { digest: analysis.formal.digest, json: analysis.formalJson });
+    else this.formalTexts.delete(sessionId);
   }
 
   /**

@@ -5,16 +5,16 @@
  * - `<id>.domain.pddl`, `<id>.problem.pddl`;
  * - `<id>.<agent>.plan` per proposal with a plan (the nick made a file name: letters, digits,
  *   `_` and `-`; `-2`, `-3`, … when two agents' names come out the same, case ignored).
- * The model is the formal model the coordinator checked plans against (kept with the
- * session's analysis); for a session logged before that was kept, it is read afresh from the
+ * The model is the formal model the coordinator checked plans against (stored by the model
+ * worker, named by the digest in the analysis's formal summary; older logs keep it in the
+ * analysis itself); for a session logged before that was kept, it is read afresh from the
  * contributions as the model worker reads them, or else from the saved model TriG. A model
  * with no formal part is refused, and nothing is written.
  *
  * VAL is not run here: `Validate -v <id>.domain.pddl <id>.problem.pddl <id>.<agent>.plan`.
  */
 import { Parser } from "n3";
-import { readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
-import { hasFormalPart } from "../session/verdicts.js";
+import { hasFormalPart, readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
 import type { Session, SessionId } from "../session/types.js";
 import { exportedStatusOf, statusLine } from "./export-status.js";
 import { ExportError, sessionToExport, writeExportFiles, type ExportResult } from "./export.js";
@@ -57,11 +57,15 @@ export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { f
 
 /** The formal model plans were checked against, or the one its contributions (or saved TriG) give. */
 function formalModelOf(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): FormalModel | undefined {
-  const kept = session?.model?.formal;
+  const kept = session?.model?.formal ?? storedFormalModel(store, sessionId, session);
   if (kept !== undefined) return kept;
   if (session && Object.keys(session.contributions).length > 0) {
     const { graphs, skipped } = contributionGraphs(session);
-    notes.push("the session's log keeps no formal model (it predates checked plans); it was read afresh from the contributions");
+    notes.push(
+      session.model?.formalSummary
+        ? "the formal model the model worker stored is not in the store; it was read afresh from the contributions"
+        : "the session's log keeps no formal model (it predates checked plans); it was read afresh from the contributions",
+    );
     for (const s of skipped) notes.push(`left out of the model (does not parse): ${s}`);
     return readFormalModel(graphs.flatMap((g) => g.quads));
   }
@@ -72,6 +76,18 @@ function formalModelOf(store: SessionStore, sessionId: SessionId, session: Sessi
     return readFormalModel(new Parser({ format: "application/trig" }).parse(saved.content));
   } catch (err) {
     throw new ExportError(`the saved model of session "${sessionId}" does not parse: ${(err as Error).message}`);
+  }
+}
+
+/** The formal model the model worker stored for the session's analysis (its summary names it), if the store has it. */
+function storedFormalModel(store: SessionStore, sessionId: SessionId, session: Session | undefined): FormalModel | undefined {
+  const digest = session?.model?.formalSummary?.digest;
+  const json = digest === undefined ? undefined : store.blobText(sessionId, digest);
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as FormalModel;
+  } catch (err) {
+    throw new ExportError(`the stored formal model of session "${sessionId}" does not parse: ${(err as Error).message}`);
   }
 }
 

@@ -147,6 +147,11 @@ export class SessionStore {
     this.durable.adopt(sessionId, value, ref);
   }
 
+  /** A blob's text (store/blobs.ts), e.g. a formal model's JSON by the digest in its summary; undefined when it is missing. */
+  blobText(sessionId: SessionId, digest: string): string | undefined {
+    return this.blobs.text(sessionId, digest);
+  }
+
   /** Every event of the sessions not archived, in the order they were appended: what replay feeds the core. */
   liveEvents(): StoredEvent[] {
     // What is read back is stored already: the rebuilt sessions' rows keep referring to it.

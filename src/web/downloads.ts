@@ -5,7 +5,7 @@
 import { ExportError, sessionExportFiles } from "../store/export.js";
 import { sessionPddlFiles } from "../store/export-pddl.js";
 import type { SessionStore } from "../store/index.js";
-import { hasFormalPart } from "../session/verdicts.js";
+import { formalSummaryOf } from "../session/verdicts.js";
 import type { Session } from "../session/types.js";
 
 export interface Download {
@@ -17,7 +17,7 @@ export interface Download {
 /** The names offered for a session (the PDDL files only where there is a formal model). */
 export function downloadNames(session: Session): string[] {
   const names = [`${session.id}.trig`, `${session.id}.validation.json`, `${session.id}.proposals.json`, `${session.id}.events.json`];
-  if (session.model?.formal && hasFormalPart(session.model.formal)) names.push(`${session.id}.domain.pddl`, `${session.id}.problem.pddl`);
+  if (formalSummaryOf(session.model)?.hasFormalPart) names.push(`${session.id}.domain.pddl`, `${session.id}.problem.pddl`);
   return names;
 }
 

@@ -10,6 +10,7 @@ const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goa
 const MODELS: ModelService = {
   check: async (): Promise<CheckAnswer> => ({ ok: true, check: { ok: true, tripleCount: 1, counts: { ...COUNTS, triples: 1 } } }),
   analyse: () => new Promise(() => undefined),
+  verify: () => Promise.reject(new Error("unused")),
 };
 
 describe("parts refused at the edge", () => {

@@ -4,9 +4,11 @@
  * has a formal part.
  */
 import { describe, expect, it } from "vitest";
-import { NO_FORMAL_MODEL } from "../../src/formal/index.js";
+import { NO_FORMAL_MODEL, summariseFormalModel, type FormalSummary, type Verification } from "../../src/formal/index.js";
+import { checkPlan, claimedPlanOf } from "../../src/session/plan-check.js";
+import type { SolutionBody } from "../../src/session/types.js";
 import { fixture, modelOf } from "../formal/helpers.js";
-import { Driver, broadcasts, conforming, ok, onlyBroadcast, settings, solution } from "../support/session-fixtures.js";
+import { Driver, broadcasts, conforming, ok, onlyBroadcast, proposalInput, settings, solution } from "../support/session-fixtures.js";
 
 const BLOCKS = modelOf(fixture("blocksworld.ttl"));
 const VALID = ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"];
@@ -167,3 +169,58 @@ describe("repair rounds", () => {
   });
 });
 
+
+describe("plans checked in the model worker", () => {
+  /** Only the summary of the formal model reaches the core now; the worker holds the model. */
+  const SUMMARY = summariseFormalModel(BLOCKS, "d".repeat(64));
+  /** What the worker answers for a proposal: the shared pure check on the model it holds. */
+  const checked = (body: SolutionBody): Verification => checkPlan(BLOCKS, claimedPlanOf(body));
+
+  function reasoningOnSummary(summary: FormalSummary = SUMMARY): Driver {
+    const d = new Driver();
+    d.start({ expectedAgents: ["cheater", "solver"] });
+    d.contribute("s1", "cheater");
+    d.contribute("s1", "solver");
+    d.answer("s1", ok(conforming({ formalSummary: summary })));
+    expect(d.session().phase).toBe("reasoning");
+    return d;
+  }
+
+  it("records the check the proposal input carries, and judges the session by it", () => {
+    const d = reasoningOnSummary();
+    // A check the core could not have made itself (it holds no formal model): taken as it is.
+    const given: Verification = { verdict: "invalid", reason: "Step 1 is wrong.", step: 1, refutedClaim: "It claims success, but the plan is invalid at step 1." };
+    d.feed({ ...proposalInput("s1", "cheater", CHEAT), verification: given });
+    expect(d.session().proposals[0]?.verification).toEqual(given);
+    const body = solution({ success: true, plan: VALID });
+    const done = onlyBroadcast(d.feed({ ...proposalInput("s1", "solver", body), verification: checked(body) }), "SessionComplete");
+    expect(done.status).toBe("solved");
+    expect(done.solutions.map((p) => [p.agent, p.verification?.verdict])).toEqual([
+      ["solver", "valid"],
+      ["cheater", "invalid"],
+    ]);
+  });
+
+  it("an old log (the formal model in the analysis, proposals without a check) replays to the verdicts a new log records", () => {
+    const bodies = [CHEAT, solution({ success: false, plan: ["unstack(C, A)", "(put-down c)"], satisfiesGoals: [{ goal: "tower", satisfied: true }] })];
+    const old = reasoning(BLOCKS);
+    const fresh = reasoningOnSummary();
+    const oldEffects = bodies.map((body, i) => old.propose("s1", ["cheater", "solver"][i] as string, body));
+    const freshEffects = bodies.map((body, i) => fresh.feed({ ...proposalInput("s1", ["cheater", "solver"][i] as string, body), verification: checked(body) }));
+    expect(old.session().proposals.map((p) => p.verification?.verdict)).toEqual(["invalid", "invalid"]);
+    expect(old.session().proposals).toEqual(fresh.session().proposals);
+    expect(oldEffects).toEqual(freshEffects);
+  });
+
+  it("reports the free-text parts from the summary as it did from the model", () => {
+    const informal = modelOf(`${fixture("blocksworld.ttl")}
+<#quiet> a mfr:Constraint ; mfr:constraintType "noise" ; mfr:appliesTo "problem" ; mfr:constraintExpression "Keep the noise down after ten." .
+<#tidy> a mfr:Goal ; rdfs:label "tidy" ; mfr:expression "The room looks tidy." .`);
+    const d = reasoningOnSummary(summariseFormalModel(informal, "e".repeat(64)));
+    const body = solution({ success: true, plan: VALID });
+    d.feed({ ...proposalInput("s1", "cheater", body), verification: checkPlan(informal, claimedPlanOf(body)) });
+    const done = onlyBroadcast(d.feed({ ...proposalInput("s1", "solver", body), verification: checkPlan(informal, claimedPlanOf(body)) }), "SessionComplete");
+    expect(done.status).toBe("solved");
+    expect(done.summary).toContain("Not machine-checkable: 2 free-text parts (1 constraint, 1 expression); plans are not checked there.");
+  });
+});

@@ -17,6 +17,7 @@ const RENDER: RenderContext = { room: "room@conference.localhost", logRoom: unde
 const NO_MODELS: ModelService = {
   check: () => Promise.reject(new Error("not used")),
   analyse: () => Promise.reject(new Error("not used")),
+  verify: () => Promise.reject(new Error("not used")),
 };
 const dirs: string[] = [];
 afterEach(() => {

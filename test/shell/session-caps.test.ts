@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SessionHost, type ModelService } from "../../src/shell/session-host.js";
 import type { Participant } from "../../src/session/types.js";
 
-const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")) };
+const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")), verify: () => Promise.reject(new Error("unused")) };
 
 function host(): SessionHost {
   return new SessionHost({

@@ -29,6 +29,7 @@ const MODELS: ModelService = {
     return { ok: true, check: { ok: true, tripleCount: triples, counts: { ...COUNTS, triples } } };
   },
   analyse: () => new Promise(() => undefined),
+  verify: () => Promise.reject(new Error("unused")),
 };
 const dirs: string[] = [];
 afterEach(() => {

@@ -3,6 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FormalModel } from "../../src/formal/model.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
+import { summariseFormalModel, type FormalSummary } from "../../src/formal/index.js";
+import { checkPlan, claimedPlanOf } from "../../src/session/plan-check.js";
+import { BlobWriter } from "../../src/store/blobs.js";
+import { openSecondWriter } from "../../src/store/database-file.js";
 import type { Input, SolutionBody } from "../../src/session/types.js";
 import { ExportError } from "../../src/store/export.js";
 import { exportSessionPddl } from "../../src/store/export-pddl.js";
@@ -21,7 +25,7 @@ const SHORT = ["load(p1, van-1, 0900-north)", "drive(van-1, 0900-north, south)"]
  * A session through the core, logged: a contribution holding the courier model, its analysis
  * (with or without the formal model kept), proposals from agents whose nicks are no file names.
  */
-function runSession(store: SessionStore, opts: { keepFormal: boolean; turtle?: string }): Driver {
+function runSession(store: SessionStore, opts: { keepFormal: boolean | "stored"; turtle?: string }): Driver {
   const driver = new Driver(T0);
   const log = (input: Input, at: number): void => {
     store.append(input.sessionId, input, at);
@@ -31,13 +35,26 @@ function runSession(store: SessionStore, opts: { keepFormal: boolean; turtle?: s
   log(startInput({ sessionId: ID, expectedAgents: ["alice", "bob"] }), T0);
   log(contributionInput(ID, "alice", { turtle }), T0 + 1000);
   log(contributionInput(ID, "bob", { turtle: "@prefix mfr: <http://purl.org/stuff/mfr/> .\n<#x> a mfr:Entity ." }), T0 + 1500);
-  const formal = opts.keepFormal ? { formal: modelOf(turtle) } : {};
+  const model = modelOf(turtle);
+  const formal = opts.keepFormal === "stored" ? { formalSummary: storedAsTheWorkerDoes(store, model) } : opts.keepFormal ? { formal: model } : {};
   log({ kind: "analysis", sessionId: ID, version: driver.lastAnalyse(ID).version, outcome: ok(conforming(formal)) }, T0 + 2000);
   const plan = (steps: string[]): SolutionBody => solution({ plan: steps });
-  log(proposalInput(ID, "Alice/Planner", plan(VALID)), T0 + 3000);
-  log(proposalInput(ID, "alice planner", plan(SHORT)), T0 + 3500);
+  // As the host does once the worker has checked the plan.
+  const checked = (body: SolutionBody) => (opts.keepFormal === "stored" ? { verification: checkPlan(model, claimedPlanOf(body)) } : {});
+  log({ ...proposalInput(ID, "Alice/Planner", plan(VALID)), ...checked(plan(VALID)) }, T0 + 3000);
+  log({ ...proposalInput(ID, "alice planner", plan(SHORT)), ...checked(plan(SHORT)) }, T0 + 3500);
   log(proposalInput(ID, "bob", solution({ plan: undefined, success: false })), T0 + 4000);
   return driver;
+}
+
+/** The formal model as the model worker keeps it: its JSON a blob of the session, its summary naming the blob. */
+function storedAsTheWorkerDoes(store: SessionStore, model: FormalModel): FormalSummary {
+  const db = openSecondWriter(store.path);
+  try {
+    return summariseFormalModel(model, new BlobWriter(db).write(ID, JSON.stringify(model)));
+  } finally {
+    db.close();
+  }
 }
 
 /** Every plan file, read back, gets the verdict the simulator gives the plan on the model itself. */
@@ -63,6 +80,18 @@ describe("export --pddl", () => {
     const plan = readFileSync(join(out, `${ID}.Alice_Planner.plan`), "utf8");
     expect(plan).toContain('; Plan proposed by "Alice/Planner"');
     expect(plan).toContain("; The coordinator's verdict: valid:");
+    expect(readFileSync(join(out, `${ID}.alice_planner-2.plan`), "utf8")).toContain("; The coordinator's verdict: invalid at step 3:");
+    store.close();
+  });
+
+  it("reads the formal model the worker stored, by the digest in the analysis's summary", () => {
+    const store = SessionStore.open(tempDir());
+    runSession(store, { keepFormal: "stored" });
+    const out = join(tempDir(), "out");
+    const { notes } = exportSessionPddl(store, ID, out);
+    // Neither read afresh from the contributions nor from the TriG: no note says so.
+    expect(notes).toEqual(["1 proposal has no plan, so no plan file"]);
+    expectRoundTrip(out, modelOf(COURIER), { [`${ID}.Alice_Planner.plan`]: VALID, [`${ID}.alice_planner-2.plan`]: SHORT });
     expect(readFileSync(join(out, `${ID}.alice_planner-2.plan`), "utf8")).toContain("; The coordinator's verdict: invalid at step 3:");
     store.close();
   });

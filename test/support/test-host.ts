@@ -6,7 +6,7 @@ import pino from "pino";
 import { SessionHost, type ModelService, type SessionHostOptions } from "../../src/shell/session-host.js";
 
 /** Model work a test does not expect: any call fails the step that made it. */
-export const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")) };
+export const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")), verify: () => Promise.reject(new Error("unused")) };
 
 export function testHost(overrides: Partial<SessionHostOptions> = {}): SessionHost {
   return new SessionHost({
