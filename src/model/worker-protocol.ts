@@ -34,8 +34,14 @@ export interface CheckRequest {
  * that read it (and in the store): copying its object graph to the main thread took 119 ms
  * at 100k triples. Only its summary and digest go; plans are checked in a worker (`verify`).
  */
-export interface AnalysedModel extends Omit<ModelAnalysis, "formal"> {
+export interface AnalysedModel extends Omit<ModelAnalysis, "formal" | "modelTrig"> {
   formal: FormalSummary;
+  /**
+   * The TriG, only when the worker could not store it: the main thread then keeps it inline.
+   * Stored, it is only ever read back for export, so it does not cross (as large as the
+   * Turtle again: 60 MB at 1M triples).
+   */
+  modelTrig?: string;
   /**
    * The formal model's JSON, only when the worker could not store it (no store, or the write
    * failed): the main thread keeps the text (a string is copied between threads cheaply, and
