@@ -42,6 +42,8 @@ export interface RoomPlan {
 export type RoomReport =
   | { kind: "ready"; parts: number; contributedTriples: number }
   | { kind: "help"; at: number; latencyMs: number }
+  /** A ping to the server itself (XEP-0199), sent with each help: what the server alone takes then. */
+  | { kind: "server-ping"; at: number; latencyMs: number }
   | { kind: "contributed"; agent: string; parts: number }
   | { kind: "solution-request"; modelParts: number }
   | { kind: "complete"; status: string; reason: string | null }
@@ -202,6 +204,12 @@ async function runProbers(plan: RoomPlan): Promise<void> {
     const person = people[turn++ % people.length] as Occupant;
     questions.get(person)?.push(performance.now());
     void person.xmpp.send(xml("message", { to: plan.coordinatorJid, type: "chat" }, xml("body", {}, "help")));
+    // The same trip to the server alone: when both are slow, the wait is the server's (or the machine's), not the coordinator's.
+    const pinged = performance.now();
+    person.xmpp.iqCaller.request(xml("iq", { type: "get", to: plan.domain }, xml("ping", { xmlns: "urn:xmpp:ping" })), 30_000).then(
+      () => report({ kind: "server-ping", at: Date.now(), latencyMs: performance.now() - pinged }),
+      () => undefined,
+    );
   }, plan.helpEveryMs);
   process.on("message", (m: { kind: string }) => {
     if (m.kind === "stop") process.exit(0);
