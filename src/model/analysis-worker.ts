@@ -10,7 +10,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { Store } from "n3";
 import { analyseModel } from "./analysis.js";
 import { countItems } from "./merge.js";
-import { parseContribution } from "./parse.js";
+import { parseInto } from "./parse.js";
 import { loadShapes } from "./shapes.js";
 import { splitsAhead } from "../protocol/model-parts.js";
 import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
@@ -26,7 +26,10 @@ if (port === null) throw new Error("analysis-worker.ts must run as a worker thre
 const send = (reply: WorkerReply): void => port.postMessage(reply);
 
 function checkContribution(request: CheckRequest): ContributionCheck {
-  const outcome = parseContribution(request.turtle, {
+  // Into a store of its own: its index removes repeated triples, and the counts read it
+  // (no separate pass to find the distinct triples, no second store built from them).
+  const store = new Store();
+  const outcome = parseInto(store, request.turtle, {
     baseIri: request.baseIri,
     graphIri: request.graphIri,
     maxTriples: request.maxTriples,
@@ -34,7 +37,7 @@ function checkContribution(request: CheckRequest): ContributionCheck {
   if (!outcome.ok) return outcome;
   const oversized = oversizedStatement(outcome.quads, request.maxStatementBytes, request.skolemBase);
   if (oversized) return { ok: false, error: oversized };
-  return { ok: true, tripleCount: outcome.tripleCount, counts: countItems(new Store(outcome.quads), request.graphIri) };
+  return { ok: true, tripleCount: outcome.tripleCount, counts: countItems(store, request.graphIri) };
 }
 
 /**
