@@ -16,6 +16,7 @@ import { splitsAhead } from "../protocol/model-parts.js";
 import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import { openSecondWriter } from "../store/database-file.js";
 import { BlobReader, BlobWriter, blobDigest } from "../store/blobs.js";
+import { sendInPieces, type ReplyPiece } from "./reply-pieces.js";
 import { summariseFormalModel, type FormalModel } from "../formal/index.js";
 import { checkPlan } from "../session/plan-check.js";
 import { FormalModelCache } from "./formal-cache.js";
@@ -23,7 +24,7 @@ import { FormalModelCache } from "./formal-cache.js";
 const port = parentPort;
 if (port === null) throw new Error("analysis-worker.ts must run as a worker thread");
 
-const send = (reply: WorkerReply): void => port.postMessage(reply);
+const send = (reply: WorkerReply | ReplyPiece): void => port.postMessage(reply);
 
 function checkContribution(request: CheckRequest): ContributionCheck {
   // Into a store of its own: its index removes repeated triples, and the counts read it
@@ -132,7 +133,8 @@ try {
 port.on("message", (request: WorkerRequest) => {
   void answer(request, shapes).then((reply) => {
     try {
-      send(reply);
+      // A large analysis goes in pieces, so the main thread reads it in short tasks.
+      sendInPieces(reply, send);
     } catch (error) {
       // e.g. a value structured clone cannot copy: still answer, so the job cannot hang.
       send({ id: request.id, kind: "failed", error: `could not return the result: ${String(error)}` });

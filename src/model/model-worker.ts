@@ -21,6 +21,7 @@ import type { AnalysisJob } from "./analysis.js";
 import type { Verification } from "../formal/index.js";
 import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import type { SplitKey } from "../protocol/split-memo.js";
+import { ReplyPieces, type ReplyPiece } from "./reply-pieces.js";
 
 export type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest } from "./worker-protocol.js";
 
@@ -74,6 +75,8 @@ interface Thread {
   worker: Worker;
   ready: boolean;
   job: Job | null;
+  /** The pieces of its job's reply that have arrived (reply-pieces.ts). */
+  pieces: ReplyPieces;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -256,6 +259,7 @@ export class ModelWorker {
 
   private begin(thread: Thread, job: Job): void {
     thread.job = job;
+    thread.pieces = new ReplyPieces();
     const what = JOB_WHAT[job.request.kind];
     thread.timer = setTimeout(
       () => this.retire(thread, `${what} took longer than ${this.options.timeoutMs} ms`, true),
@@ -279,11 +283,11 @@ export class ModelWorker {
     const worker = new Worker(script, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     // Idle workers must not keep the process alive; a running job's timer does.
     worker.unref();
-    const thread: Thread = { worker, ready: false, job: null, timer: null };
+    const thread: Thread = { worker, ready: false, job: null, pieces: new ReplyPieces(), timer: null };
     this.threads.add(thread);
     const startupMs = this.options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     thread.timer = setTimeout(() => this.retire(thread, `the model worker did not start within ${startupMs} ms`), startupMs);
-    worker.on("message", (reply: WorkerReply) => this.onReply(thread, reply));
+    worker.on("message", (reply: WorkerReply | ReplyPiece) => (reply.kind === "piece" ? this.onPiece(thread, reply) : this.onReply(thread, reply)));
     worker.on("messageerror", (error) => this.retire(thread, `a model worker reply could not be read: ${error.message}`));
     worker.on("error", (error) => this.retire(thread, `the model worker crashed: ${error.message}`));
     worker.on("exit", (code) => this.retire(thread, `the model worker stopped unexpectedly (exit code ${code})`));
@@ -306,8 +310,15 @@ export class ModelWorker {
     if (job === null || job.request.id !== reply.id) return; // a reply to a job already failed
     clearTimer(thread);
     thread.job = null;
-    job.settle(reply.kind === "failed" ? { ok: false, error: reply.error } : { ok: true, reply });
+    const whole = thread.pieces.assemble(reply);
+    thread.pieces = new ReplyPieces();
+    job.settle(whole.kind === "failed" ? { ok: false, error: whole.error } : { ok: true, reply: whole });
     this.pump();
+  }
+
+  /** A piece of the reply to the job the thread runs; pieces of a job already failed are dropped. */
+  private onPiece(thread: Thread, piece: ReplyPiece): void {
+    if (this.threads.has(thread) && thread.job?.request.id === piece.id) thread.pieces.add(piece);
   }
 
   /**
