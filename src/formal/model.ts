@@ -300,52 +300,100 @@ export function isReadByFormalModel(q: Quad): boolean {
   return q.predicate.value !== RDF_TYPE || READ_CLASSES.has(q.object.value);
 }
 
+/**
+ * Statements a subject may have, for one predicate, before they are deduplicated by key
+ * rather than by comparing each new one with those before: real models have a handful, and
+ * a scan of a handful is cheaper than a key per quad; the keys keep a subject with a hundred
+ * thousand values linear.
+ */
+const SCAN_AT_MOST = 16;
+
+/** One subject's statements for one predicate, in order, each triple once. */
+class Statements {
+  readonly quads: Quad[] = [];
+  private keys: Set<string> | undefined;
+
+  /** Adds `q` unless the same object is already there (stated by another graph). */
+  add(q: Quad): void {
+    if (this.keys === undefined && this.quads.length < SCAN_AT_MOST) {
+      if (this.quads.some((seen) => seen.object.equals(q.object))) return;
+      this.quads.push(q);
+      return;
+    }
+    this.keys ??= new Set(this.quads.map((seen) => termKey(seen.object)));
+    const key = termKey(q.object);
+    if (this.keys.has(key)) return;
+    this.keys.add(key);
+    this.quads.push(q);
+  }
+}
+
+/** One subject of the index: its term (the first seen), when it first appeared, its statements by predicate. */
+interface Subject {
+  term: Term;
+  at: number;
+  predicates: Map<string, Statements>;
+}
+
 /** The few look-ups the reader needs, over quads kept in their given order and deduplicated across graphs. */
 class QuadIndex {
-  private readonly bySubject = new Map<string, Quad[]>();
-  private readonly subjects = new Map<string, Term>();
+  /** Subjects by term type, then value (no key string is built per look-up). */
+  private readonly subjects = new Map<string, Map<string, Subject>>();
+  /** Predicate → the subjects that have it. */
+  private readonly subjectsByPredicate = new Map<string, Subject[]>();
+  /** Class → the subjects typed with it. */
+  private readonly instancesByClass = new Map<string, Subject[]>();
+  private subjectCount = 0;
 
   constructor(quads: readonly Quad[]) {
-    const seen = new Set<string>();
     for (const q of quads) {
       // Names, labels, comments and the coordinator's links are most of a model and nothing
       // the reader looks at: left out before any key is built (a third of the time at 1M).
       if (!isReadByFormalModel(q)) continue;
+      const subject = this.subjectOf(q.subject);
+      const predicate = q.predicate.value;
+      let statements = subject.predicates.get(predicate);
+      if (statements === undefined) {
+        statements = new Statements();
+        subject.predicates.set(predicate, statements);
+        push(this.subjectsByPredicate, predicate, subject);
+      }
+      const before = statements.quads.length;
       // The same triple in two contributions is one fact; the first graph keeps it.
-      const key = `${termKey(q.subject)} ${q.predicate.value} ${termKey(q.object)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const s = termKey(q.subject);
-      const list = this.bySubject.get(s);
-      if (list === undefined) {
-        this.bySubject.set(s, [q]);
-        this.subjects.set(s, q.subject);
-      } else list.push(q);
+      statements.add(q);
+      if (predicate === RDF_TYPE && statements.quads.length > before) push(this.instancesByClass, q.object.value, subject);
     }
   }
 
   objects(subject: Term, predicate: string): Quad[] {
-    return (this.bySubject.get(termKey(subject)) ?? []).filter((q) => q.predicate.value === predicate);
+    return this.subjects.get(subject.termType)?.get(subject.value)?.predicates.get(predicate)?.quads ?? [];
   }
 
   literals(subject: Term, predicate: string): string[] {
     return this.objects(subject, predicate).flatMap((q) => (q.object.termType === "Literal" ? [q.object.value] : []));
   }
 
+  /** Subjects with `predicate`, in the order they first appeared (as the reader always listed them). */
   subjectsWith(predicate: string): Term[] {
-    const found: Term[] = [];
-    for (const [key, quads] of this.bySubject) {
-      if (quads.some((q) => q.predicate.value === predicate)) found.push(this.subjects.get(key) as Term);
-    }
-    return found;
+    return inOrderSeen(this.subjectsByPredicate.get(predicate) ?? []);
   }
 
   instances(classIri: string): Term[] {
-    const found: Term[] = [];
-    for (const [key, quads] of this.bySubject) {
-      if (quads.some((q) => q.predicate.value === RDF_TYPE && q.object.value === classIri)) found.push(this.subjects.get(key) as Term);
+    return inOrderSeen(this.instancesByClass.get(classIri) ?? []);
+  }
+
+  private subjectOf(term: Term): Subject {
+    let ofType = this.subjects.get(term.termType);
+    if (ofType === undefined) {
+      ofType = new Map();
+      this.subjects.set(term.termType, ofType);
     }
-    return found;
+    let subject = ofType.get(term.value);
+    if (subject === undefined) {
+      subject = { term, at: this.subjectCount++, predicates: new Map() };
+      ofType.set(term.value, subject);
+    }
+    return subject;
   }
 
   /** The items of an RDF list, or undefined when `head` is not one. */
@@ -364,6 +412,17 @@ class QuadIndex {
     }
     return items;
   }
+}
+
+function push(map: Map<string, Subject[]>, key: string, subject: Subject): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [subject]);
+  else list.push(subject);
+}
+
+/** A subject may gain a predicate late: sorted back into the order subjects first appeared. */
+function inOrderSeen(subjects: readonly Subject[]): Term[] {
+  return [...subjects].sort((a, b) => a.at - b.at).map((s) => s.term);
 }
 
 function termKey(term: Term): string {

@@ -103,6 +103,24 @@ describe("input forms", () => {
     expect(fromStore.goals).toHaveLength(1);
   });
 
+  it("counts a statement stated again in another graph once, however many values its subject has", () => {
+    // Past a handful of values per predicate, repeats are found by key rather than by scan.
+    const effects = Array.from({ length: 40 }, (_, i) => `"(at t${i})"`).join(", ");
+    const ttl = `<#go> mfr:actionName "go" ; mfr:hasEffect ${effects} .`;
+    const once = readFormalModel(quadsOf(ttl));
+    const twice = readFormalModel([...quadsOf(ttl), ...quadsOf(ttl, `${BASE}contribution/bob`)]);
+    expect(once.actions[0]?.effects).toHaveLength(40);
+    expect(twice).toEqual(once);
+  });
+
+  it("lists goals and constraints in the order their subjects first appear, even when a subject is typed later", () => {
+    const ttl = `<#g2> mfr:expression "(done b)" . <#g1> a mfr:Goal ; mfr:expression "(done a)" . <#g2> a mfr:Goal .
+      <#c2> mfr:expression "x" . <#c1> mfr:constraintExpression "(not (done a))" . <#c2> mfr:constraintExpression "(not (done b))" .`;
+    const m = modelOf(ttl);
+    expect(m.goals.map((g) => g.node)).toEqual([`${BASE}#g2`, `${BASE}#g1`]);
+    expect(m.constraints.map((c) => c.node)).toEqual([`${BASE}#c2`, `${BASE}#c1`]);
+  });
+
   it("finds nothing formal in the existing complete fixture, which real peers write in free text", () => {
     const ttl = readFileSync(new URL("../fixtures/models/valid-complete.ttl", import.meta.url), "utf8");
     const m = modelOf(ttl);
