@@ -92,7 +92,7 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     const stored = keep<StoredAnalysis>((b) => ({
       modelTurtle: b.write(sessionId, analysis.modelTurtle),
       modelTrig: b.write(sessionId, modelTrig),
-      formal: b.write(sessionId, formalJson),
+      formal: b.write(sessionId, formalJson, digest),
     }));
     const analysed: AnalysedModel = {
       ...analysis,

@@ -259,7 +259,6 @@ export class ModelWorker {
 
   private begin(thread: Thread, job: Job): void {
     thread.job = job;
-    thread.pieces = new ReplyPieces();
     const what = JOB_WHAT[job.request.kind];
     thread.timer = setTimeout(
       () => this.retire(thread, `${what} took longer than ${this.options.timeoutMs} ms`, true),
@@ -311,6 +310,7 @@ export class ModelWorker {
     clearTimer(thread);
     thread.job = null;
     const whole = thread.pieces.assemble(reply);
+    // Let go of the pieces now (at 1M, a model's worth of text), not when the next job begins.
     thread.pieces = new ReplyPieces();
     job.settle(whole.kind === "failed" ? { ok: false, error: whole.error } : { ok: true, reply: whole });
     this.pump();

@@ -24,6 +24,7 @@ import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, solutionRequestSplitKeys, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { forgetSplits, rememberSplits } from "../protocol/split-memo.js";
 import { replayWithSends, unsentTail } from "./sent-check.js";
+import { KeyedSequence } from "./keyed-sequence.js";
 
 /**
  * The model work the host needs; ModelWorker (a pool of worker threads) provides it (a fake
@@ -164,11 +165,11 @@ export class SessionHost {
   private sending: Promise<void> = Promise.resolve();
   /** Contributions in parts still incomplete (not inputs of the core until complete; not journaled). */
   private readonly parts: ContributionAssembler<Participant>;
-  /** Parts of one series are taken one after another, in arrival order (series key → the latest). */
-  private readonly partsInOrder = new Map<string, Promise<void>>();
+  /** Parts of one series are taken one after another, in arrival order (by series). */
+  private readonly partsInOrder = new KeyedSequence();
   private readonly stepListeners = new Set<SessionStepListener>();
-  /** Proposals of a session are handed to the core in arrival order, each after its plan check (session id → the latest). */
-  private readonly proposalsInOrder = new Map<string, Promise<void>>();
+  /** Proposals of a session are handed to the core in arrival order, each after its plan check (by session). */
+  private readonly proposalsInOrder = new KeyedSequence();
   /**
    * The formal model's JSON of sessions whose model the worker could not store (no store, or
    * the write failed), by session: sent with each plan check, since a worker that did not
@@ -282,15 +283,11 @@ export class SessionHost {
   contributePart(sessionId: string, from: Participant, part: PartNumber, turtle: string): Promise<void> {
     const key = { sessionId, sender: senderKey(from) };
     const id = `${sessionId}\u0000${key.sender}`;
-    const previous = this.partsInOrder.get(id) ?? Promise.resolve();
-    const next = previous
-      .then(() => this.takePart(key, from, part, turtle))
-      .catch((err: unknown) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a contribution part"));
-    this.partsInOrder.set(id, next);
-    void next.then(() => {
-      if (this.partsInOrder.get(id) === next) this.partsInOrder.delete(id);
-    });
-    return next;
+    return this.partsInOrder.run(
+      id,
+      () => this.takePart(key, from, part, turtle),
+      (err) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a contribution part"),
+    );
   }
 
   private async takePart(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, turtle: string): Promise<void> {
@@ -437,22 +434,18 @@ export class SessionHost {
   propose(sessionId: string, from: Participant, solution: SolutionBody): Promise<void> {
     if (this.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return Promise.resolve();
     const check = this.planCheck(sessionId, solution);
-    const earlier = this.proposalsInOrder.get(sessionId);
     const hand = (verification: Verification | undefined): void =>
       this.apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) });
-    if (earlier === undefined && !(check instanceof Promise)) {
+    // Nothing to wait for: handed over at once, as every proposal was before plans were checked here.
+    if (!this.proposalsInOrder.busy(sessionId) && !(check instanceof Promise)) {
       hand(check);
       return Promise.resolve();
     }
-    const next = (earlier ?? Promise.resolve())
-      .then(() => check)
-      .then(hand)
-      .catch((err: unknown) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a proposal"));
-    this.proposalsInOrder.set(sessionId, next);
-    void next.then(() => {
-      if (this.proposalsInOrder.get(sessionId) === next) this.proposalsInOrder.delete(sessionId);
-    });
-    return next;
+    return this.proposalsInOrder.run(
+      sessionId,
+      async () => hand(await check),
+      (err) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a proposal"),
+    );
   }
 
   /**

@@ -61,9 +61,11 @@ export class BlobWriter {
     this.complete = db.prepare("SELECT count(*) AS n, max(chunks) AS chunks FROM blob_chunks WHERE session_id = ? AND digest = ?");
   }
 
-  /** Stores `text` for the session (once: a blob already whole is not written again) and returns its digest. */
-  write(sessionId: string, text: string): string {
-    const digest = blobDigest(text);
+  /**
+   * Stores `text` for the session (once: a blob already whole is not written again) and
+   * returns its digest; pass `digest` when the caller has computed it already.
+   */
+  write(sessionId: string, text: string, digest: string = blobDigest(text)): string {
     const have = this.complete.get(sessionId, digest) as { n: number; chunks: number | null };
     if (have.chunks !== null && have.n === have.chunks) return digest;
     const chunks = blobChunks(text, this.chunkChars);
