@@ -31,7 +31,7 @@
 import { fork } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { DataFactory, Parser, Store } from "n3";
+import { DataFactory, Parser, type Store } from "n3";
 import type { Quad } from "n3";
 import { isReadByFormalModel, readFormalModel } from "../src/formal/index.js";
 import { analyseModel } from "../src/model/analysis.js";
@@ -45,6 +45,7 @@ import { resultsOfReport } from "../src/model/shacl/result.js";
 import type { ShaclOutcome } from "../src/model/shacl/result.js";
 import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/model/shapes.js";
 import { validateModel } from "../src/model/validate.js";
+import { ModelStore, type QuadQueries } from "../src/model/quad-store.js";
 import { YOUNG_GENERATION_MB } from "../src/model/model-worker.js";
 import { sessionBaseIri } from "../src/protocol/vocab.js";
 import { difference, findingKeysOfOutcome, findingKeysOfReport, reportKeys, sameKeys } from "./pipeline/compare.js";
@@ -125,8 +126,8 @@ async function timed<T>(run: () => Promise<T> | T): Promise<{ ms: number; value:
 }
 
 /** analyseModel rebuilt from its exported parts, each timed; plus the raw SHACL results of its engine on its merged store. */
-async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: Store; report: ShaclOutcome; outcome: Awaited<ReturnType<typeof validateModel>> }> {
-  const store = new Store();
+async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases: ProductPhases; store: QuadQueries; report: ShaclOutcome; outcome: Awaited<ReturnType<typeof validateModel>> }> {
+  const store = new ModelStore();
   const parse = await timed(() => {
     const parsed: ContributionGraph[] = [];
     job.contributions.forEach((c, index) => {

@@ -7,7 +7,7 @@
  * description is then replaced by `_:`. Two blank nodes with the same description become
  * the same key; the multiset still counts both.
  */
-import type { Store } from "n3";
+import type { QuadQueries } from "../../src/model/quad-store.js";
 import type { Term } from "@rdfjs/types";
 import { renderNode } from "../../src/model/finding-text.js";
 import type { ShaclResult } from "../../src/model/shacl/result.js";
@@ -25,7 +25,7 @@ function localName(iri: string): string {
   return iri.startsWith(SH) ? iri.slice(SH.length) : iri;
 }
 
-function node(store: Store, term: Term | null | undefined, coordinatorGraphIri: string): string {
+function node(store: QuadQueries, term: Term | null | undefined, coordinatorGraphIri: string): string {
   if (!term) return "-";
   if (term.termType === "Literal") return JSON.stringify([term.value, term.language, term.datatype.value]);
   return unlabel(renderNode(store, term, coordinatorGraphIri));
@@ -35,7 +35,7 @@ function node(store: Store, term: Term | null | undefined, coordinatorGraphIri: 
  * Full keys from raw SHACL results (either engine's, see src/model/shacl/result.ts):
  * severity, focus node, path, source shape, component, value, messages.
  */
-export function reportKeys(results: readonly ShaclResult[], store: Store, coordinatorGraphIri: string): string[] {
+export function reportKeys(results: readonly ShaclResult[], store: QuadQueries, coordinatorGraphIri: string): string[] {
   return results
     .map((r) =>
       [
@@ -52,7 +52,7 @@ export function reportKeys(results: readonly ShaclResult[], store: Store, coordi
 }
 
 /** What the product's findings keep of a result: severity, focus node and path. */
-export function findingKeysOfReport(results: readonly ShaclResult[], store: Store, coordinatorGraphIri: string): string[] {
+export function findingKeysOfReport(results: readonly ShaclResult[], store: QuadQueries, coordinatorGraphIri: string): string[] {
   return results.map((r) => [severityWord(r.severity), node(store, r.focusNode, coordinatorGraphIri), r.path ?? "-"].join(" | ")).sort();
 }
 

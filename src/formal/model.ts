@@ -21,7 +21,7 @@
  * - An initial-state `(not …)` adds nothing (closed world); several forms in one literal are
  *   all read. The same triple in two contributions counts once.
  */
-import { Store } from "n3";
+import type { QuadQueries } from "../model/quad-store.js";
 import type { Quad, Term } from "@rdfjs/types";
 import { Mfr, RDF_TYPE, RdfList } from "../protocol/vocab.js";
 import { parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
@@ -94,15 +94,15 @@ export interface FormalModel {
 }
 
 /** The quads of a model, in the order they were written when the caller has that order. */
-export type ModelQuads = readonly Quad[] | Store;
+export type ModelQuads = readonly Quad[] | QuadQueries;
 
 /**
  * Reads the formal model out of a validated merged model. Pass the contributions' quads as
  * parsed (an array) when repeated `mfr:hasParameter` literals must keep their text order;
- * an `N3.Store` orders them by when each term was first seen, which usually agrees.
+ * a store orders them by when each term was first seen, which usually agrees.
  */
 export function readFormalModel(input: ModelQuads): FormalModel {
-  const reader = new Reader(new QuadIndex(input instanceof Store ? input.getQuads(null, null, null, null) : input));
+  const reader = new Reader(new QuadIndex("getQuads" in input ? input.getQuads(null, null, null, null) : input));
   const { graph } = reader;
   const closed = (c: Condition): string[] => conditionVariables(c, new Set());
   const statements = (nodes: Term[], predicate: string): FormalStatement[] =>

@@ -7,7 +7,8 @@
  */
 import { oversizedStatement } from "./statement-size.js";
 import { parentPort, workerData } from "node:worker_threads";
-import { Store } from "n3";
+import type { Store } from "n3";
+import { ModelStore } from "./quad-store.js";
 import { analyseModel } from "./analysis.js";
 import { countItems } from "./merge.js";
 import { parseInto } from "./parse.js";
@@ -29,7 +30,7 @@ const send = (reply: WorkerReply | ReplyPiece): void => port.postMessage(reply);
 function checkContribution(request: CheckRequest): ContributionCheck {
   // Into a store of its own: its index removes repeated triples, and the counts read it
   // (no separate pass to find the distinct triples, no second store built from them).
-  const store = new Store();
+  const store = new ModelStore();
   const outcome = parseInto(store, request.turtle, {
     baseIri: request.baseIri,
     graphIri: request.graphIri,

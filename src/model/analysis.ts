@@ -5,7 +5,8 @@
  */
 import { isReadByFormalModel, readFormalModel, type FormalModel } from "../formal/index.js";
 import { MFR } from "../protocol/vocab.js";
-import { Store } from "n3";
+import type { Store } from "n3";
+import { ModelStore } from "./quad-store.js";
 import type { PrecomputedSplit } from "../protocol/split-memo.js";
 import { parseInto } from "./parse.js";
 import type { ParseError } from "./parse.js";
@@ -52,8 +53,41 @@ export interface ModelAnalysis {
 }
 
 export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<ModelAnalysis> {
-  // Every contribution is parsed straight into the merged store, in its own graph.
-  const store = new Store();
+  const store = new ModelStore();
+  const { graphs, parseErrors, formal } = readContributions(store, job);
+  const problemModelIri = problemModelIriFor(job.baseIri);
+  const model = completeMerge(
+    store,
+    {
+      sessionId: job.sessionId,
+      problemDescription: job.problemDescription,
+      problemModelIri,
+      coordinatorGraphIri: job.coordinatorGraphIri,
+    },
+    graphs,
+  );
+  // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
+  const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, graphs));
+  // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
+  const written = modelSerialisations(model.store, sessionPrefixes(job.baseIri));
+  return {
+    validation,
+    modelTurtle: written.turtle,
+    modelTrig: written.trig,
+    problemModelIri,
+    tripleCount: written.triples,
+    countsByAgent: countItemsByAgent(model),
+    parseErrors,
+    formal,
+  };
+}
+
+/**
+ * Every contribution parsed straight into the merged store, in its own graph, and the formal
+ * model read from the quads the formal reader needs. Those quads are let go on return,
+ * before the model is validated and written (some 100 MiB at 1M triples).
+ */
+function readContributions(store: ModelStore, job: AnalysisJob): { graphs: ContributionGraphName[]; parseErrors: ModelAnalysis["parseErrors"]; formal: FormalModel } {
   const parsed: ContributionGraph[] = [];
   const parseErrors: ModelAnalysis["parseErrors"] = [];
   job.contributions.forEach((contribution, index) => {
@@ -69,39 +103,17 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
     if (outcome.ok) parsed.push({ agent: contribution.agent, graphIri: contribution.graphIri, quads: outcome.quads });
     else parseErrors.push({ agent: contribution.agent, error: outcome.error });
   });
-  const problemModelIri = problemModelIriFor(job.baseIri);
-  const model = completeMerge(
-    store,
-    {
-      sessionId: job.sessionId,
-      problemDescription: job.problemDescription,
-      problemModelIri,
-      coordinatorGraphIri: job.coordinatorGraphIri,
-    },
-    parsed,
-  );
   // The contributions' quads as parsed (those it reads), so repeated mfr:hasParameter literals
   // keep their text order (repeats included: the reader counts a triple once).
   const formal = readFormalModel(parsed.flatMap((c) => c.quads));
-  // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
-  const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, parsed));
-  // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
-  const written = modelSerialisations(model.store, sessionPrefixes(job.baseIri));
-  return {
-    validation,
-    modelTurtle: written.turtle,
-    modelTrig: written.trig,
-    problemModelIri,
-    tripleCount: written.triples,
-    countsByAgent: countItemsByAgent(model),
-    parseErrors,
-    formal,
-  };
+  return { graphs: parsed.map(({ agent, graphIri }) => ({ agent, graphIri })), parseErrors, formal };
 }
 
+type ContributionGraphName = Pick<ContributionGraph, "agent" | "graphIri">;
+
 /** Formal expressions that do not parse, as Violations of the contribution that holds them. */
-function formalFindings(formal: FormalModel, parsed: readonly ContributionGraph[]): ValidationFinding[] {
-  const agentOf = new Map(parsed.map((c) => [c.graphIri, c.agent]));
+function formalFindings(formal: FormalModel, graphs: readonly ContributionGraphName[]): ValidationFinding[] {
+  const agentOf = new Map(graphs.map((c) => [c.graphIri, c.agent]));
   return formal.findings.map((f) => {
     const agent = agentOf.get(f.graph);
     return {

@@ -3,7 +3,8 @@
  * sh:message read for a person (an agent author fixing a contribution, or a human in the room).
  */
 import { DataFactory } from "n3";
-import type { BlankNode, Store } from "n3";
+import type { BlankNode } from "n3";
+import type { QuadQueries } from "./quad-store.js";
 import type { DatasetCore, Term } from "@rdfjs/types";
 import { MFR, PREFIXES, RDF, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS, SH } from "../protocol/vocab.js";
 
@@ -17,7 +18,7 @@ const NAME_PROPERTIES = [`${SCHEMA_HTTP}name`, `${SCHEMA_HTTPS}name`, `${RDFS}la
  * else what an agent's contribution hangs it on (`mfr:hasEffect of <…#drive>`), else its type.
  * Links in `coordinatorGraphIri` (ProblemModel → item) say nothing the agent wrote.
  */
-export function renderNode(store: Store, term: Term, coordinatorGraphIri: string): string {
+export function renderNode(store: QuadQueries, term: Term, coordinatorGraphIri: string): string {
   switch (term.termType) {
     case "NamedNode":
       return term.value;
@@ -38,7 +39,7 @@ export function renderNode(store: Store, term: Term, coordinatorGraphIri: string
   }
 }
 
-function nameOf(store: Store, node: BlankNode): string | null {
+function nameOf(store: QuadQueries, node: BlankNode): string | null {
   for (const property of NAME_PROPERTIES) {
     const [name] = store.getObjects(node, namedNode(property), null);
     if (name !== undefined) return name.value;

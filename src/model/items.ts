@@ -3,7 +3,8 @@
  * Merging (ProblemModel links) and per-agent counts both read this one table.
  */
 import { DataFactory } from "n3";
-import type { Store, Term } from "n3";
+import type { Term } from "n3";
+import type { QuadQueries } from "./quad-store.js";
 import { Mfr, RDF_TYPE, RDFS } from "../protocol/vocab.js";
 
 export type ItemKind = "entities" | "stateVariables" | "actions" | "constraints" | "goals";
@@ -33,7 +34,7 @@ const subClassOf = DataFactory.namedNode(`${RDFS}subClassOf`);
  * SHACL's sh:targetClass sees those instances, so the model must link them as well.
  * Subclass axioms are read from every graph, since another agent may have declared them.
  */
-export function instancesOf(store: Store, classIri: string, graph?: Term): Term[] {
+export function instancesOf(store: QuadQueries, classIri: string, graph?: Term): Term[] {
   const found = new Map<string, Term>();
   for (const cls of classWithSubclasses(store, classIri)) {
     for (const subject of store.getSubjects(rdfType, cls, graph ?? null)) found.set(keyOf(subject), subject);
@@ -41,7 +42,7 @@ export function instancesOf(store: Store, classIri: string, graph?: Term): Term[
   return [...found.values()];
 }
 
-function classWithSubclasses(store: Store, classIri: string): Term[] {
+function classWithSubclasses(store: QuadQueries, classIri: string): Term[] {
   const seen = new Map<string, Term>();
   const pending: Term[] = [DataFactory.namedNode(classIri)];
   for (let cls = pending.pop(); cls !== undefined; cls = pending.pop()) {

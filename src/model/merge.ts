@@ -1,10 +1,11 @@
 /**
- * The merged problem model: one N3 store, one named graph per contribution (so every fact
+ * The merged problem model: one store (quad-store.ts), one named graph per contribution (so every fact
  * keeps its provenance), plus the coordinator's own graph holding the session's
  * mfr:ProblemModel node and its links to every typed item any agent contributed.
  */
-import { DataFactory, Store } from "n3";
+import { DataFactory } from "n3";
 import type { Quad } from "n3";
+import { ModelStore, type QuadQueries, type QuadStore } from "./quad-store.js";
 import { Mfr, RDF_TYPE } from "../protocol/vocab.js";
 import { ITEM_KINDS, instancesOf } from "./items.js";
 import type { ItemKind } from "./items.js";
@@ -27,7 +28,7 @@ export interface ProblemModelInfo {
 }
 
 export interface MergedModel {
-  store: Store;
+  store: QuadStore;
   problemModelIri: string;
   coordinatorGraphIri: string;
   /** Named graph IRI → the agent whose contribution it holds. */
@@ -46,7 +47,7 @@ export function problemModelIriFor(baseIri: string): string {
 }
 
 export function mergeContributions(info: ProblemModelInfo, contributions: readonly ContributionGraph[]): MergedModel {
-  const store = new Store();
+  const store = new ModelStore();
   for (const contribution of contributions) {
     for (const q of contribution.quads) store.addQuad(q);
   }
@@ -58,7 +59,7 @@ export function mergeContributions(info: ProblemModelInfo, contributions: readon
  * parseInto, parses straight into it): adds the coordinator's graph.
  */
 export function completeMerge(
-  store: Store,
+  store: QuadStore,
   info: ProblemModelInfo,
   contributions: readonly Pick<ContributionGraph, "agent" | "graphIri">[],
 ): MergedModel {
@@ -71,17 +72,20 @@ export function completeMerge(
     quad(model, namedNode(Mfr.sessionId), literal(info.sessionId), graph),
     quad(model, namedNode(Mfr.problemDescription), literal(info.problemDescription), graph),
   ]);
+  // Every kind's items found before any link is added: the store indexes once for the look-ups.
+  const links: Quad[] = [];
   for (const { classIri, linkIri } of ITEM_KINDS) {
     for (const item of instancesOf(store, classIri)) {
       if (item.termType !== "NamedNode" && item.termType !== "BlankNode") continue;
-      store.addQuad(quad(model, namedNode(linkIri), item, graph));
+      links.push(quad(model, namedNode(linkIri), item, graph));
     }
   }
+  store.addQuads(links);
   return { store, problemModelIri: info.problemModelIri, coordinatorGraphIri: info.coordinatorGraphIri, agentByGraph };
 }
 
 /** Counts the typed items and triples in one named graph. */
-export function countItems(store: Store, graphIri: string): ItemCounts {
+export function countItems(store: QuadQueries, graphIri: string): ItemCounts {
   const graph = namedNode(graphIri);
   const counts: ItemCounts = { entities: 0, stateVariables: 0, actions: 0, constraints: 0, goals: 0, triples: 0 };
   for (const { kind, classIri } of ITEM_KINDS) counts[kind] = instancesOf(store, classIri, graph).length;

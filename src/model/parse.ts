@@ -8,7 +8,8 @@
  * does either.
  */
 import { DataFactory, Parser } from "n3";
-import type { Lexer, Quad, Quad_Object, Quad_Predicate, Quad_Subject, Store, Token } from "n3";
+import type { Lexer, Quad, Quad_Object, Quad_Predicate, Quad_Subject, Token } from "n3";
+import type { QuadStore } from "./quad-store.js";
 import { MAX_TURTLE_NESTING, NestingTooDeep, checkNesting, nestingGuard, nestingGuardedLexer } from "./nesting.js";
 import { describeSyntaxError } from "./syntax-error.js";
 import { distinctTriples } from "./triples.js";
@@ -61,7 +62,7 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
  * accepts, and the number of distinct triples. A refused contribution leaves the store as
  * it was.
  */
-export function parseInto(store: Store, turtle: string, opts: ParseIntoOptions): ParseOutcome {
+export function parseInto(store: QuadStore, turtle: string, opts: ParseIntoOptions): ParseOutcome {
   const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
   const read = readTurtle(turtle, opts);
   if (!read.ok) return read;

@@ -3,17 +3,18 @@
  * matter to them), or as TriG with one named graph per contribution for export.
  */
 import { Writer, termToId } from "n3";
-import type { Quad, Store } from "n3";
+import type { Quad } from "n3";
+import type { QuadQueries } from "./quad-store.js";
 import { PREFIXES } from "../protocol/vocab.js";
 
 /** The union of all graphs as Turtle; a triple stated by several agents appears once. */
-export function modelToTurtle(store: Store, prefixes: Record<string, string> = PREFIXES): string {
+export function modelToTurtle(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): string {
   return unionToTurtle(store, prefixes).turtle;
 }
 
 /** The union as Turtle, and how many distinct triples it holds (counted while writing). */
-export function unionToTurtle(store: Store, prefixes: Record<string, string> = PREFIXES): { turtle: string; triples: number } {
-  const writer = new Writer({ prefixes, format: "text/turtle" });
+export function unionToTurtle(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): { turtle: string; triples: number } {
+  const writer = new Writer(new TextSink(), { prefixes, format: "text/turtle" });
   // Subject by subject, so the writer can group with `;` and `,`. (Cheaper than copying
   // the union into a second store: about 0.3 s instead of 0.9 s at 65k triples.)
   let triples = 0;
@@ -38,7 +39,7 @@ export function sessionPrefixes(baseIri: string): Record<string, string> {
  * and statements, in the same order, that unionToTurtle writes subject by subject.
  * `prefixes`: see `sessionPrefixes`.
  */
-export function modelSerialisations(store: Store, prefixes: Record<string, string> = PREFIXES): { turtle: string; trig: string; triples: number } {
+export function modelSerialisations(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): { turtle: string; trig: string; triples: number } {
   const quads = store.getQuads(null, null, null, null);
   const bySubject = new Map<string, Quad[]>();
   for (const q of quads) {
@@ -47,12 +48,15 @@ export function modelSerialisations(store: Store, prefixes: Record<string, strin
     if (group === undefined) bySubject.set(key, [q]);
     else group.push(q);
   }
-  const union = new Writer({ prefixes, format: "text/turtle" });
+  const unionText = new TextSink();
+  const union = new Writer(unionText, { prefixes, format: "text/turtle" });
   let triples = 0;
   for (const group of bySubject.values()) triples += writeSubject(union, group);
-  const trig = new Writer({ prefixes, format: "application/trig" });
+  const turtle = finish(union);
+  const trigText = new TextSink();
+  const trig = new Writer(trigText, { prefixes, format: "application/trig" });
   trig.addQuads(quads);
-  return { turtle: finish(union), trig: finish(trig), triples };
+  return { turtle, trig: finish(trig), triples };
 }
 
 /** One subject's statements into the union, each once; returns how many were written. */
@@ -74,11 +78,40 @@ function writeSubject(writer: Writer, quads: readonly Quad[]): number {
 }
 
 /** Every named graph kept; parses back with n3 into the same quads. */
-export function modelToTrig(store: Store, prefixes: Record<string, string> = PREFIXES): string {
-  const writer = new Writer({ prefixes, format: "application/trig" });
+export function modelToTrig(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): string {
+  const writer = new Writer(new TextSink(), { prefixes, format: "application/trig" });
   writer.addQuads(store.getQuads(null, null, null, null));
   return finish(writer);
 }
+
+/**
+ * Where a Writer puts its text. n3's own sink appends every chunk to one string, and V8 keeps
+ * such a string as a tree of its millions of pieces until it is read: 480 MiB for the Turtle
+ * and TriG of a 1M-triple model, against 150 MiB as flat text. Joined in batches, the pieces
+ * become flat text as they come.
+ */
+class TextSink {
+  private batch: string[] = [];
+  private readonly joined: string[] = [];
+
+  write(chunk: string, _encoding?: string, done?: () => void): void {
+    this.batch.push(chunk);
+    if (this.batch.length === TEXT_BATCH) {
+      this.joined.push(this.batch.join(""));
+      this.batch = [];
+    }
+    done?.();
+  }
+
+  end(done?: (error: Error | null, result: string) => void): void {
+    this.joined.push(this.batch.join(""));
+    this.batch = [];
+    done?.(null, this.joined.join(""));
+  }
+}
+
+/** Chunks joined at a time: a few KiB to a few hundred KiB of text. */
+const TEXT_BATCH = 4096;
 
 function finish(writer: Writer): string {
   let output = "";

@@ -50,7 +50,7 @@ describe("mergeContributions", () => {
     const node = namedNode(problemModelIri);
     const graph = namedNode(COORDINATOR_GRAPH);
     expect(problemModelIri).toBe(`${BASE_IRI}problem-model`);
-    expect(model.store.has(DataFactory.quad(node, namedNode(RDF_TYPE), namedNode(`${MFR}ProblemModel`), graph))).toBe(true);
+    expect(model.store.countQuads(node, namedNode(RDF_TYPE), namedNode(`${MFR}ProblemModel`), graph)).toBe(1);
     expect(model.store.getObjects(node, namedNode(`${MFR}sessionId`), graph).map((o) => o.value)).toEqual([SESSION_ID]);
     expect(model.store.getObjects(node, namedNode(`${MFR}problemDescription`), graph).map((o) => o.value)).toEqual([
       "Deliver the goods.",

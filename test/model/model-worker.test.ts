@@ -80,10 +80,10 @@ describe("ModelWorker", () => {
   });
 
   it("terminates a job over its time budget, answers with an error, and recovers", async () => {
-    const timeoutMs = 2000;
+    const timeoutMs = 500;
     const worker = modelWorker(timeoutMs);
-    // ~100k triples: parse + merge + validate take several seconds.
-    const big = job(["alice", "bob"].map((agent) => contribution(agent, syntheticContribution(agent, 50_000))), 1_000_000);
+    // ~400k triples: parse + merge + validate take seconds, far past the budget.
+    const big = job(["alice", "bob"].map((agent) => contribution(agent, syntheticContribution(agent, 200_000))), 1_000_000);
     const started = Date.now();
     const slow = await worker.analyse(big);
     expect(slow).toEqual({ ok: false, error: `validation took longer than ${timeoutMs} ms`, timedOut: true });

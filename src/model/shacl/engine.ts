@@ -12,6 +12,7 @@ import { SH } from "../../protocol/vocab.js";
 import { compileShapes } from "./compile.js";
 import type { CompiledShapes } from "./compile.js";
 import { runPlan } from "./evaluate.js";
+import type { QuadQueries } from "../quad-store.js";
 import type { ExtraTarget } from "./plan.js";
 import { resultsOfReport } from "./result.js";
 import type { ShaclOutcome } from "./result.js";
@@ -34,7 +35,7 @@ export function compiledShapes(shapes: Store): CompiledShapes {
  * Validates `data` (the union of its graphs) against `shapes`, plus `extraTargets`, which
  * act as `shape sh:targetNode node` triples added to the shapes for this run only.
  */
-export async function validateShacl(shapes: Store, data: Store, extraTargets: readonly ExtraTarget[] = []): Promise<ShaclOutcome> {
+export async function validateShacl(shapes: Store, data: QuadQueries, extraTargets: readonly ExtraTarget[] = []): Promise<ShaclOutcome> {
   const compiled = compiledShapes(shapes);
   if (compiled.ok) {
     const results = runPlan(compiled.plan, data, extraTargets);
@@ -44,12 +45,14 @@ export async function validateShacl(shapes: Store, data: Store, extraTargets: re
 }
 
 /** rdf-validate-shacl on the same input (the fallback, and the reference in tests). */
-export async function validateWithEngine(shapes: Store, data: Store, extraTargets: readonly ExtraTarget[] = []): Promise<ShaclOutcome> {
+export async function validateWithEngine(shapes: Store, data: QuadQueries, extraTargets: readonly ExtraTarget[] = []): Promise<ShaclOutcome> {
   const withTargets = new Store(shapes.getQuads(null, null, null, null));
   const targetNode = DataFactory.namedNode(`${SH}targetNode`);
   for (const { shape, node } of extraTargets) {
     withTargets.addQuad(DataFactory.namedNode(shape), targetNode, node);
   }
-  const report = await new SHACLValidator(withTargets).validate(data);
+  // The fallback engine reads a DatasetCore: the model store's quads are copied into one.
+  const dataset = data instanceof Store ? data : new Store(data.getQuads(null, null, null, null));
+  const report = await new SHACLValidator(withTargets).validate(dataset);
   return { conforms: report.conforms, results: resultsOfReport(report), engine: "rdf-validate-shacl" };
 }

@@ -6,7 +6,7 @@
  * graphs stating it, which is what rdf-validate-shacl's value-node sets give too.
  */
 import { DataFactory, termToId } from "n3";
-import type { Store } from "n3";
+import type { QuadQueries } from "../quad-store.js";
 import type { Term } from "n3";
 import { RDF_TYPE, RDFS, SH } from "../../protocol/vocab.js";
 import type { Check, ConstraintPlan, ExtraTarget, PathPlan, ShapePlan, ValidationPlan } from "./plan.js";
@@ -18,7 +18,7 @@ const SUBCLASS_OF = DataFactory.namedNode(`${RDFS}subClassOf`);
 /** Where failures go: a report, or nowhere when all that matters is whether a node conforms. */
 type Report = ShaclResult[] | null;
 
-export function runPlan(plan: ValidationPlan, data: Store, extraTargets: readonly ExtraTarget[] = []): ShaclResult[] {
+export function runPlan(plan: ValidationPlan, data: QuadQueries, extraTargets: readonly ExtraTarget[] = []): ShaclResult[] {
   return new Evaluation(data).run(plan, extraTargets);
 }
 
@@ -26,7 +26,7 @@ class Evaluation {
   /** A class and its subclasses (rdfs:subClassOf*, in the data), by class key. */
   private readonly classClosures = new Map<string, ReadonlyMap<string, Term>>();
 
-  constructor(private readonly data: Store) {}
+  constructor(private readonly data: QuadQueries) {}
 
   run(plan: ValidationPlan, extraTargets: readonly ExtraTarget[]): ShaclResult[] {
     const extraNodes = new Map<string, Term[]>();
