@@ -38,6 +38,7 @@ import { syntheticContribution } from "../src/model/synthetic.js";
 import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
 import { feedParserInWholeTexts } from "../src/xmpp/text-feed.js";
+import { sendWithoutDelay } from "../src/xmpp/no-delay.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -87,6 +88,7 @@ class Occupant {
     // The library's parser is quadratic on a stanza that arrives in several chunks (text-feed.ts):
     // without this, the agents' own reading of each SolutionRequest would count as the coordinator's.
     feedParserInWholeTexts(this.xmpp);
+    sendWithoutDelay(this.xmpp);
     this.xmpp.on("error", () => undefined);
     this.xmpp.on("stanza", (stanza: Element) => {
       if (stanza.is("presence")) {

@@ -22,6 +22,7 @@ import { realisticModel, AGENTS } from "../pipeline/realistic-model.js";
 import { turtleWireBytes } from "../../src/protocol/model-parts.js";
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
 import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
+import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -68,6 +69,7 @@ class Occupant {
     this.xmpp = client({ service: plan.service, domain: plan.domain, username: account.username, password: account.password, resource: nick });
     this.xmpp.on("error", () => undefined);
     feedParserInWholeTexts(this.xmpp);
+    sendWithoutDelay(this.xmpp);
     this.xmpp.on("stanza", (stanza: Element) => {
       if (stanza.is("presence")) {
         const from = String(stanza.attrs.from ?? "");

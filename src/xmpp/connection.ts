@@ -5,6 +5,7 @@ import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
 import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { feedParserInWholeTexts } from "./text-feed.js";
+import { sendWithoutDelay } from "./no-delay.js";
 import { withoutStreamManagement } from "./stream-features.js";
 import { NS_DISCO_INFO, NS_PING, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
 
@@ -218,6 +219,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     this.xmpp = xmpp;
     // Large stanzas (model parts) would otherwise cost the parser quadratic time (see text-feed.ts).
     feedParserInWholeTexts(xmpp);
+    // Small writes leave at once instead of waiting out the server's delayed acknowledgement.
+    sendWithoutDelay(xmpp);
     // The library retries every second, forever, each attempt a log line here; ours backs off
     // (scheduleReconnect) and logs an outage once.
     xmpp.reconnect.stop();
