@@ -1,0 +1,58 @@
+/**
+ * A room occupant of the load bench on its own connection (bench/load.ts, bench/load/stand-in.ts).
+ */
+import { client, xml, type Client } from "@xmpp/client";
+import type { LocalProsody } from "../../src/localserver/index.js";
+import { LINGUE } from "../../src/protocol/vocab.js";
+import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
+import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
+
+export type Element = ReturnType<typeof xml>;
+
+/** A room occupant on its own connection; everything it hears goes to `onMessage`. */
+export class Occupant {
+  readonly xmpp: Client;
+  onMessage: (stanza: Element) => void = () => undefined;
+  readonly present = new Set<string>();
+
+  constructor(server: LocalProsody, username: string, password: string, readonly room: string, readonly nick: string) {
+    this.xmpp = client({ service: server.service, domain: server.domain, username, password, resource: nick });
+    // The library's parser is quadratic on a stanza that arrives in several chunks (text-feed.ts):
+    // without this, the agents' own reading of each SolutionRequest would count as the coordinator's.
+    feedParserInWholeTexts(this.xmpp);
+    sendWithoutDelay(this.xmpp);
+    this.xmpp.on("error", () => undefined);
+    this.xmpp.on("stanza", (stanza: Element) => {
+      if (stanza.is("presence")) {
+        const from = String(stanza.attrs.from ?? "");
+        const nickOf = from.slice(from.indexOf("/") + 1);
+        if (stanza.attrs.type === "unavailable") this.present.delete(nickOf);
+        else this.present.add(nickOf);
+      } else if (stanza.is("message") && stanza.attrs.type === "groupchat" && !String(stanza.attrs.from).endsWith(`/${this.nick}`)) {
+        this.onMessage(stanza);
+      }
+    });
+  }
+
+  async join(): Promise<void> {
+    await this.xmpp.start();
+    await this.xmpp.send(xml("presence"));
+    await this.xmpp.send(xml("presence", { to: `${this.room}/${this.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
+  }
+
+  say(body: string, payload?: { mode: string; mime: string; content: string; messageType?: string }, siblings: Record<string, string> = {}): Promise<void> {
+    return this.xmpp.send(
+      xml(
+        "message",
+        { to: this.room, type: "groupchat" },
+        xml("body", {}, body),
+        ...(payload ? [xml("payload", { xmlns: LINGUE, mode: payload.mode, mime: payload.mime, ...(payload.messageType ? { messageType: payload.messageType } : {}) }, payload.content)] : []),
+        ...Object.entries(siblings).map(([name, value]) => xml(name, { xmlns: LINGUE }, value)),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.xmpp.stop().catch(() => undefined);
+  }
+}
