@@ -22,7 +22,7 @@
  *   Profile the main thread: node --cpu-prof --cpu-prof-dir DIR dist/bench/stalls.js
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,24 +75,58 @@ type BenchPhase = (typeof PHASES)[number];
  * behind. The stall is put down to the phase current when the timer finally fires, so the
  * step that sends the SolutionRequest counts for "solution request".
  */
+/**
+ * The main thread's own scheduler figures (Linux, /proc/thread-self/schedstat): nanoseconds
+ * it ran, and nanoseconds it was ready to run but waited for a CPU. Undefined elsewhere.
+ */
+function mainThreadSchedule(): { runNs: number; waitNs: number } | undefined {
+  try {
+    const [run, wait] = readFileSync("/proc/thread-self/schedstat", "utf8").split(" ");
+    return { runNs: Number(run), waitNs: Number(wait) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The longest stall of a phase, and how it was spent: running, or ready but waiting for a CPU. */
+interface WorstStall {
+  delayMs: number;
+  runMs: number | undefined;
+  waitMs: number | undefined;
+}
+
 class StallSampler {
   private readonly delays = new Map<BenchPhase, number[]>();
+  private readonly worst = new Map<BenchPhase, WorstStall>();
   private timer: NodeJS.Timeout | undefined;
   phase: BenchPhase = "idle";
 
   constructor(private readonly everyMs: number) {}
 
   start(): void {
-    const tick = (expected: number) => {
+    const tick = (expected: number, before: ReturnType<typeof mainThreadSchedule>) => {
       this.timer = setTimeout(() => {
         const now = performance.now();
+        const after = mainThreadSchedule();
+        const delayMs = Math.max(0, now - expected);
         const list = this.delays.get(this.phase) ?? [];
-        list.push(Math.max(0, now - expected));
+        list.push(delayMs);
         this.delays.set(this.phase, list);
-        tick(now + this.everyMs);
+        if (delayMs > (this.worst.get(this.phase)?.delayMs ?? -1)) {
+          const spent = (key: "runNs" | "waitNs") => (before && after ? (after[key] - before[key]) / 1e6 : undefined);
+          this.worst.set(this.phase, { delayMs, runMs: spent("runNs"), waitMs: spent("waitNs") });
+        }
+        tick(now + this.everyMs, after);
       }, this.everyMs);
     };
-    tick(performance.now() + this.everyMs);
+    tick(performance.now() + this.everyMs, mainThreadSchedule());
+  }
+
+  /** How the phase's longest stall was spent, e.g. "ran 12 ms, waited for a CPU 190 ms" (Linux only). */
+  worstOf(phase: BenchPhase): string {
+    const w = this.worst.get(phase);
+    if (w?.runMs === undefined || w.waitMs === undefined) return "";
+    return `ran ${w.runMs.toFixed(0)} ms, waited for a CPU ${w.waitMs.toFixed(0)} ms`;
   }
 
   stop(): void {
@@ -238,7 +272,8 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
       const d = sampler.of(phase);
       if (d.length === 0) continue;
       const max = Math.max(...d);
-      console.log(`  ${phase.padEnd(46)} ${ms(max).padStart(10)}   ${ms(percentile(d, 99)).padStart(6)}   ${String(d.length).padStart(5)}   target max ≤ ${TARGET_STALL_MS} ms${max <= TARGET_STALL_MS ? "  ok" : "  MISSED"}`);
+      const how = sampler.worstOf(phase);
+      console.log(`  ${phase.padEnd(46)} ${ms(max).padStart(10)}   ${ms(percentile(d, 99)).padStart(6)}   ${String(d.length).padStart(5)}   target max ≤ ${TARGET_STALL_MS} ms${max <= TARGET_STALL_MS ? "  ok" : "  MISSED"}${how ? ` (the longest: ${how})` : ""}`);
     }
     const eldMax = eld.max / 1e6;
     line("event-loop delay max (monitorEventLoopDelay)", ms(eldMax), `≤ ${TARGET_STALL_MS} ms`, eldMax <= TARGET_STALL_MS);
