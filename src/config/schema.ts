@@ -152,7 +152,7 @@ export const DEFAULTS = {
   // Below Prosody's default c2s_stanza_size_limit of 256 KiB: a message between the two is
   // refused by us with a reply; above the server's limit the server drops the sender instead.
   maxInboundBytes: 224 * 1024,
-  maxTriplesPerContribution: 50_000,
+  maxTriplesPerContribution: 100_000,
   maxLiveSessions: 50,
   maxLiveSessionsPerPerson: 5,
   messagesPerMinute: 120,

@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../src/config/schema.js";
 import { Mode } from "../../src/protocol/vocab.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { CONTRIBUTION_PREFIXES, largeContributionStatements, splitIntoParts } from "../support/large-contribution.js";
@@ -160,8 +161,10 @@ describe("contributions in parts, over a real room", () => {
 
   const TRIPLES = Number(process.env.MFR_PARTS_TRIPLES ?? 50_000);
   it(`a contribution of ~${TRIPLES} triples in parts works end to end`, { timeout: 180_000 }, async () => {
-    const s = await session("mfr:contributionTimeout 60000 ; mfr:reasoningTimeout 20000 ; mfr:validationTimeout 60000 ;");
-    // The modeler's 18 triples and the rest, up to the number asked for (the default limit is 100,000).
+    // Past the shipped limit only when MFR_PARTS_TRIPLES asks for more.
+    const limit = TRIPLES > DEFAULTS.maxTriplesPerContribution ? ` mfr:maxTriplesPerContribution ${TRIPLES} ;` : "";
+    const s = await session(`mfr:contributionTimeout 60000 ; mfr:reasoningTimeout 20000 ; mfr:validationTimeout 60000 ;${limit}`);
+    // The modeler's 18 triples and the rest, up to the number asked for.
     const big = largeContributionStatements(TRIPLES - 18);
     // Parts as an agent would size them: well under the coordinator's 224 KiB inbound limit.
     const parts = splitIntoParts(CONTRIBUTION_PREFIXES, [MODELER_TURTLE.replace(/^@prefix.*\n/gm, ""), ...big.statements], 200_000);
