@@ -120,7 +120,8 @@ describe("ModelWorker", () => {
 });
 
 describe("ModelWorker as a pool", () => {
-  const medium = (agent: string) => job([contribution(agent, syntheticContribution(agent, 4_000))]);
+  // Long enough to outlast a thread's start (loading the shapes), so the order of starts is the pool's, not a race.
+  const medium = (agent: string) => job([contribution(agent, syntheticContribution(agent, 60_000))], 100_000);
   const small = () => job([contribution("alice", fixture("valid-complete.ttl"))]);
 
   it("validates several sessions at once, one per thread", async () => {
