@@ -190,7 +190,10 @@ describe("conditions and effects", () => {
     const model = modelFrom(ROOMS);
     const plan = planOf(await planner.solve(model), model);
     // Cleaning r3 with 1 energy left scores 1/2, not more than 0.5: a recharge comes first.
-    expect(plan).toEqual(["(move r1 r2)", "(clean r2)", "(recharge)", "(move r2 r3)", "(clean r3)", "(seal)"]);
+    // Shortest plans differ only in where the recharge goes (Z3 may return either under load).
+    expect(plan).toHaveLength(6);
+    expect(plan.filter((step) => step !== "(recharge)")).toEqual(["(move r1 r2)", "(clean r2)", "(move r2 r3)", "(clean r3)", "(seal)"]);
+    expect(plan.indexOf("(recharge)")).toBeLessThan(plan.indexOf("(clean r3)"));
   });
 
   it("respects `=` on objects", async () => {
