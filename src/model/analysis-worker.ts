@@ -14,10 +14,10 @@ import { countItems } from "./merge.js";
 import { parseInto } from "./parse.js";
 import { loadShapes } from "./shapes.js";
 import { splitsAhead } from "../protocol/model-parts.js";
-import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { AnalysedModel, CheckRequest, ContributionCheck, NextPiece, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import { openSecondWriter } from "../store/database-file.js";
 import { BlobReader, BlobWriter, blobDigest } from "../store/blobs.js";
-import { sendInPieces, type ReplyPiece } from "./reply-pieces.js";
+import { replyMessages, type ReplyPiece } from "./reply-pieces.js";
 import { summariseFormalModel, type FormalModel } from "../formal/index.js";
 import { checkPlan } from "../session/plan-check.js";
 import { FormalModelCache } from "./formal-cache.js";
@@ -131,13 +131,30 @@ try {
   blobReader = undefined;
 }
 
-port.on("message", (request: WorkerRequest) => {
+/** The rest of a reply in pieces, sent one message at a time as the pool asks for each. */
+let rest: { id: number; messages: (WorkerReply | ReplyPiece)[] } | undefined;
+
+function sendNext(): void {
+  const next = rest?.messages.shift();
+  if (next === undefined) return;
+  if (rest?.messages.length === 0) rest = undefined;
+  send(next);
+}
+
+port.on("message", (message: WorkerRequest | NextPiece) => {
+  if (message.kind === "next-piece") {
+    if (rest?.id === message.id) sendNext();
+    return;
+  }
+  const request = message;
   void answer(request, shapes).then((reply) => {
     try {
       // A large analysis goes in pieces, so the main thread reads it in short tasks.
-      sendInPieces(reply, send);
+      rest = { id: request.id, messages: replyMessages(reply) };
+      sendNext();
     } catch (error) {
       // e.g. a value structured clone cannot copy: still answer, so the job cannot hang.
+      rest = undefined;
       send({ id: request.id, kind: "failed", error: `could not return the result: ${String(error)}` });
     }
   });

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalysisJob } from "./analysis.js";
 import type { Verification } from "../formal/index.js";
-import type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
+import type { AnalysedModel, CheckRequest, ContributionCheck, NextPiece, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import type { SplitKey } from "../protocol/split-memo.js";
 import { ReplyPieces, type ReplyPiece } from "./reply-pieces.js";
 
@@ -318,7 +318,11 @@ export class ModelWorker {
 
   /** A piece of the reply to the job the thread runs; pieces of a job already failed are dropped. */
   private onPiece(thread: Thread, piece: ReplyPiece): void {
-    if (this.threads.has(thread) && thread.job?.request.id === piece.id) thread.pieces.add(piece);
+    if (!this.threads.has(thread) || thread.job?.request.id !== piece.id) return;
+    thread.pieces.add(piece);
+    // One piece at a time: the next is read in a task of its own, after whatever else is waiting.
+    const next: NextPiece = { kind: "next-piece", id: piece.id };
+    thread.worker.postMessage(next);
   }
 
   /**

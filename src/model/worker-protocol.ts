@@ -89,6 +89,12 @@ export type WorkerRequest =
   | ({ id: number; kind: "check" } & CheckRequest)
   | ({ id: number; kind: "verify" } & VerifyRequest);
 
+/** The pool asks for the next message of a reply in pieces (reply-pieces.ts) once it has read one. */
+export interface NextPiece {
+  kind: "next-piece";
+  id: number;
+}
+
 export type WorkerReply =
   | { kind: "ready" }
   | { kind: "startup-failed"; error: string }

@@ -14,7 +14,9 @@ import { BlobReader } from "../../src/store/blobs.js";
 import { summariseFormalModel, type FormalModel } from "../../src/formal/index.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { ModelWorker, type ModelWorkerOptions } from "../../src/model/model-worker.js";
-import { defaultShapesPath } from "../../src/model/shapes.js";
+import { defaultShapesPath, loadShapes } from "../../src/model/shapes.js";
+import { analyseModel } from "../../src/model/analysis.js";
+import { splitsAhead } from "../../src/protocol/model-parts.js";
 import { syntheticContribution } from "../../src/model/synthetic.js";
 import { BASE_IRI, contribution, fixture, graphOf, job } from "./helpers.js";
 
@@ -67,6 +69,20 @@ describe("ModelWorker", () => {
     if (!answer.ok) throw new Error(answer.error);
     expect(answer.analysis.validation).toMatchObject({ conforms: true, violations: 0, warnings: 0 });
     expect(answer.analysis.countsByAgent.alice?.entities).toBe(3);
+  });
+
+  it("returns a large analysis in pieces, asked for one at a time, put back together exactly", { timeout: 120_000 }, async () => {
+    // Over 8 Mi characters of Turtle, so the reply crosses in pieces (reply-pieces.ts).
+    const big = job([contribution("alice", syntheticContribution("alice", 350_000))], 400_000);
+    const splits = [{ maxPartWireBytes: 200_000, skolemBase: `${BASE_IRI}.well-known/genid/` }];
+    const answer = await modelWorker(120_000).analyse(big, { splits });
+    if (!answer.ok) throw new Error(answer.error);
+    const { modelTurtle, modelSplits } = answer.analysis;
+    expect(modelTurtle.length).toBeGreaterThan(8 * 1024 * 1024);
+    const here = await analyseModel(big, loadShapes(defaultShapesPath()));
+    expect(modelTurtle === here.modelTurtle).toBe(true);
+    expect(modelSplits).toEqual(splitsAhead(here.modelTurtle, splits));
+    expect(modelSplits?.[0]?.parts.ok && modelSplits[0].parts.parts.length).toBeGreaterThan(10);
   });
 
   it("checks a single contribution: counts, or a located syntax error", async () => {

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ReplyPieces, sendInPieces, type ReplyPiece } from "../../src/model/reply-pieces.js";
+import { ReplyPieces, replyMessages, type ReplyPiece } from "../../src/model/reply-pieces.js";
 import type { AnalysedModel, WorkerReply } from "../../src/model/worker-protocol.js";
 
 const SMALL = { turtleSlice: 7, wholeBelow: 20 };
@@ -45,7 +45,7 @@ describe("an analysis reply in pieces", () => {
       fc.property(fc.string({ maxLength: 80 }), fc.array(split, { maxLength: 3 }), (turtle, splits) => {
         const reply = analysed(7, turtle, splits);
         const sent: Array<WorkerReply | ReplyPiece> = [];
-        sendInPieces(reply, (m) => sent.push(m), SMALL);
+        sent.push(...replyMessages(reply, SMALL));
         expect(receive(sent).reply).toEqual(reply);
         // The last message is the reply itself; everything before it is a piece of it.
         expect(sent.at(-1)?.kind).toBe("analysed");
@@ -57,12 +57,12 @@ describe("an analysis reply in pieces", () => {
   it("goes in pieces only when large, and then no piece holds more than one part or slice", () => {
     const small = analysed(1, "short", [["a", "b"]]);
     const sentSmall: Array<WorkerReply | ReplyPiece> = [];
-    sendInPieces(small, (m) => sentSmall.push(m), SMALL);
+    sentSmall.push(...replyMessages(small, SMALL));
     expect(sentSmall).toEqual([small]);
 
     const large = analysed(2, "x".repeat(30), [["part one", "part two"]]);
     const sent: Array<WorkerReply | ReplyPiece> = [];
-    sendInPieces(large, (m) => sent.push(m), SMALL);
+    sent.push(...replyMessages(large, SMALL));
     // Two parts, then the Turtle in slices of 7 (5 of them), then the emptied reply.
     expect(sent).toHaveLength(2 + 5 + 1);
     const last = sent.at(-1);
@@ -74,7 +74,7 @@ describe("an analysis reply in pieces", () => {
   it("leaves other replies whole", () => {
     const failed: WorkerReply = { id: 3, kind: "failed", error: "x".repeat(100) };
     const sent: Array<WorkerReply | ReplyPiece> = [];
-    sendInPieces(failed, (m) => sent.push(m), SMALL);
+    sent.push(...replyMessages(failed, SMALL));
     expect(sent).toEqual([failed]);
   });
 });
