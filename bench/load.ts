@@ -336,7 +336,9 @@ async function main(): Promise<void> {
     for (const nick of AGENTS) instantAgent(await joinStandInRoom(nick));
     await waitUntil(() => AGENTS.every((n) => starter.present.has(n)) && starter.present.has("Coordinator"), 10_000, "the stand-in's room to fill");
     const replays: number[] = [];
-    for (let i = 0; i < Math.max(10, options.sequential) + 5; i++) {
+    const replayCount = Math.max(10, options.sequential) + 5;
+    const prosodyBeforeReplays = cpuMsOf(server.pid);
+    for (let i = 0; i < replayCount; i++) {
       const started = performance.now();
       const complete = new Promise<void>((resolve) => {
         starter.onMessage = (stanza) => {
@@ -349,6 +351,8 @@ async function main(): Promise<void> {
       if (i >= 5) replays.push(performance.now() - started);
     }
     const roomShareOfSession = percentile(replays, 50);
+    // What the server spends on a session's messages alone: no coordinator can make a burst cheaper than this.
+    const prosodyPerReplay = (cpuMsOf(server.pid) - prosodyBeforeReplays) / replayCount;
 
     // 1. The room's own cost, measured when nothing else runs; "model-sized" is as large as
     // the warm-up session's SolutionRequest was.
@@ -416,6 +420,10 @@ async function main(): Promise<void> {
       `  CPU per session in the burst: coordinator ${ms(cpu.coordinator)} (main thread and workers), Prosody ${ms(cpu.prosody)}, ` +
         `this bench's agents and clients ${ms(cpu.bench)}; on ${cores} cores the ceiling is ${ceiling(cpu.coordinator + cpu.prosody + cpu.bench)} ` +
         `for all three, ${ceiling(cpu.coordinator)} for the coordinator alone`,
+    );
+    console.log(
+      `  Prosody's CPU for a session's messages alone (the stand-in's replays): ${ms(prosodyPerReplay)}; ` +
+        `Prosody runs on one thread, so no coordinator can take a burst past ${ceiling(prosodyPerReplay * cores)} with this server on this machine`,
     );
     console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s} ${n}`).join(", ")}`);
     if (timedOut[0]) console.log(`  e.g. ${timedOut[0].sessionId}: ${timedOut[0].reason ?? ""}`);
