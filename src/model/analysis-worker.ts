@@ -143,7 +143,14 @@ function sendNext(): void {
 
 port.on("message", (message: WorkerRequest | NextPiece) => {
   if (message.kind === "next-piece") {
-    if (rest?.id === message.id) sendNext();
+    if (rest?.id !== message.id) return;
+    try {
+      sendNext();
+    } catch (error) {
+      // As for the first message: the job is answered, never left to hang.
+      rest = undefined;
+      send({ id: message.id, kind: "failed", error: `could not return the result: ${String(error)}` });
+    }
     return;
   }
   const request = message;

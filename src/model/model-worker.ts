@@ -319,6 +319,12 @@ export class ModelWorker {
   /** A piece of the reply to the job the thread runs; pieces of a job already failed are dropped. */
   private onPiece(thread: Thread, piece: ReplyPiece): void {
     if (!this.threads.has(thread) || thread.job?.request.id !== piece.id) return;
+    if (thread.pieces.empty) {
+      // The work is done: what is left is the transfer, under a deadline of its own, so a
+      // result that is ready is not thrown away because the main thread was slow to read it.
+      clearTimer(thread);
+      thread.timer = setTimeout(() => this.retire(thread, `the reply of the model worker did not arrive within ${this.options.timeoutMs} ms of its first piece`), this.options.timeoutMs);
+    }
     thread.pieces.add(piece);
     // One piece at a time: the next is read in a task of its own, after whatever else is waiting.
     const next: NextPiece = { kind: "next-piece", id: piece.id };

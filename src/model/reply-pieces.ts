@@ -59,6 +59,11 @@ export class ReplyPieces {
   private slices = 0;
   private readonly parts = new Map<number, string[]>();
 
+  /** No piece has arrived yet. */
+  get empty(): boolean {
+    return this.slices === 0 && this.parts.size === 0;
+  }
+
   add(piece: ReplyPiece): void {
     if ("turtle" in piece) {
       this.turtle += piece.text;
@@ -72,7 +77,7 @@ export class ReplyPieces {
 
   /** `reply` with its texts back; a reply that came whole is returned as it is. */
   assemble(reply: WorkerReply): WorkerReply {
-    if (reply.kind !== "analysed" || (this.slices === 0 && this.parts.size === 0)) return reply;
+    if (reply.kind !== "analysed" || this.empty) return reply;
     const { analysis } = reply;
     const splits = analysis.modelSplits?.map((split, index) => {
       const parts = this.parts.get(index);

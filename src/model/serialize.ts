@@ -114,11 +114,16 @@ class TextSink {
 const TEXT_BATCH = 4096;
 
 function finish(writer: Writer): string {
-  let output = "";
-  writer.end((error, result: string) => {
-    // n3's writer reports to the callback synchronously; it fails only on malformed terms.
-    if (error) throw error;
+  let failure: unknown;
+  let output: unknown;
+  // n3's writer reports to the callback synchronously. It swallows what is thrown inside its
+  // `end`, so the outcome is read here, after it: an error (a malformed term), or no text at
+  // all when the sink could not join it (past V8's longest string).
+  writer.end((error, result: unknown) => {
+    failure = error;
     output = result;
   });
+  if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+  if (typeof output !== "string") throw new Error("the model could not be written out as one text (too long?)");
   return output;
 }

@@ -7,13 +7,27 @@
  * and latency-bound, so each should leave at once.
  */
 
+interface TcpSocket {
+  setNoDelay?: (noDelay: boolean) => unknown;
+  /** @xmpp/tls wraps the TCP socket (xmpps://): the setting belongs to the one inside. */
+  socket?: TcpSocket;
+}
+
 /** The part of @xmpp/connection this hooks: it announces each new socket as status "connect". */
 interface SocketOwner {
   on(event: "connect", listener: () => void): unknown;
-  socket: { setNoDelay?: (noDelay: boolean) => unknown } | null;
+  socket: TcpSocket | null;
 }
 
+/**
+ * For xmpp:// (STARTTLS keeps the TCP socket underneath) and xmpps://. A WebSocket service
+ * (ws://, wss://) has no socket of this kind here and is left as it is.
+ */
 export function sendWithoutDelay(client: object): void {
   const owner = client as SocketOwner;
-  owner.on("connect", () => owner.socket?.setNoDelay?.(true));
+  owner.on("connect", () => {
+    const socket = owner.socket;
+    const tcp = typeof socket?.setNoDelay === "function" ? socket : socket?.socket;
+    tcp?.setNoDelay?.(true);
+  });
 }

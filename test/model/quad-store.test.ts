@@ -20,17 +20,39 @@ const NODES: Term[] = [
   namedNode("_:looks-blank"),
   namedNode('"looks-literal"'),
   namedNode("<wrapped>"),
+  namedNode(".dot"),
+  namedNode("?q"),
+  namedNode("[bracket"),
+  namedNode("Upper:case"),
   blankNode("b0"),
   blankNode("b1"),
 ];
 const PREDICATES: Term[] = [namedNode("http://ex.org/p"), namedNode("http://ex.org/q"), namedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")];
-const LITERALS: Term[] = [literal("x"), literal("x", "en"), literal("1", XSD_INT), literal("")];
+const LITERALS: Term[] = [
+  literal("x"),
+  literal("x", "en"),
+  // A base direction (RDF 1.2): n3 takes it, its typings do not know it yet.
+  literal("x", { language: "ar", direction: "rtl" } as unknown as string),
+  literal("x", namedNode("http://www.w3.org/2001/XMLSchema#string")),
+  literal("1", XSD_INT),
+  literal(""),
+  literal("<>"),
+];
 const GRAPHS: Term[] = [defaultGraph(), namedNode("http://ex.org/g1"), namedNode("http://ex.org/g2"), blankNode("g3")];
 const UNKNOWN: Term = namedNode("http://ex.org/never-added");
 
 const subject = fc.constantFrom(...NODES);
 const predicate = fc.constantFrom(...PREDICATES);
-const object = fc.constantFrom(...NODES, ...LITERALS, ...PREDICATES);
+const plainObject = fc.constantFrom(...NODES, ...LITERALS, ...PREDICATES);
+/** RDF 1.2 triple terms, nested up to twice, whose parts may be seen first inside them (their numbering matters). */
+const quoted = fc.letrec<{ term: Term }>((tie) => ({
+  term: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    plainObject,
+    fc.tuple(subject, predicate, tie("term")).map(([s, p, o]) => quad(s as Quad_Subject, p as Quad_Predicate, o as Quad_Object) as unknown as Term),
+  ),
+})).term;
+const object = fc.oneof({ weight: 4, arbitrary: plainObject }, { weight: 1, arbitrary: quoted });
 const graph = fc.constantFrom(...GRAPHS);
 const someQuad = fc.tuple(subject, predicate, object, graph).map(([s, p, o, g]) =>
   quad(s as Quad_Subject, p as Quad_Predicate, o as Quad_Object, g as Quad_Graph),
