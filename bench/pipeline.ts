@@ -38,7 +38,7 @@ import type { AnalysisJob } from "../src/model/analysis.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/model/merge.js";
 import type { ContributionGraph } from "../src/model/merge.js";
 import { parseInto } from "../src/model/parse.js";
-import { modelSerialisations, sessionPrefixes } from "../src/model/serialize.js";
+import { modelForSolvers, sessionPrefixes } from "../src/model/serialize.js";
 import { validateShacl } from "../src/model/shacl/engine.js";
 import { resultsOfReport } from "../src/model/shacl/result.js";
 import type { ShaclOutcome } from "../src/model/shacl/result.js";
@@ -142,7 +142,7 @@ async function productByPhase(job: AnalysisJob, shapes: Store): Promise<{ phases
   const formal = await timed(() => readFormalModel(parse.value.flatMap((c) => c.quads)));
   const shaclRaw = await timed(() => validateShacl(shapes, merge.value.store, [{ shape: PROBLEM_MODEL_SHAPE, node: DataFactory.namedNode(problemModelIri) }]));
   const validate = await timed(() => validateModel(merge.value, shapes));
-  const turtle = await timed(() => modelSerialisations(merge.value.store, sessionPrefixes(job.baseIri)));
+  const turtle = await timed(() => modelForSolvers(merge.value.store, sessionPrefixes(job.baseIri)));
   const count = await timed(() => countItemsByAgent(merge.value));
   return {
     phases: { parse: parse.ms, merge: merge.ms, formal: formal.ms, shaclRaw: shaclRaw.ms, validateModel: validate.ms, turtle: turtle.ms, count: count.ms },

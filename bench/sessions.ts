@@ -28,7 +28,6 @@ const models: ModelService = {
     analysis: {
       validation: { conforms: true, violations: 0, warnings: 0, results: [], summary: "The model conforms." },
       modelTurtle: job.contributions.map((c) => c.turtle).join("\n"),
-      modelTrig: "",
       problemModelIri: `${job.baseIri}problem-model`,
       tripleCount: 120,
       countsByAgent: {},

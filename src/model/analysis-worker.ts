@@ -83,7 +83,7 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     if (request.kind === "verify") {
       return { id: request.id, kind: "verified", verification: checkPlan(formalModelFor(request), request.claim) };
     }
-    const { formal, modelTrig, ...analysis } = await analyseModel(request.job, shapes);
+    const { formal, ...analysis } = await analyseModel(request.job, shapes);
     // Splitting a large model takes as long as validating it: here, not on the main thread.
     const modelSplits = splitsAhead(analysis.modelTurtle, request.splits ?? []);
     const { sessionId } = request.job;
@@ -92,7 +92,6 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     formalModels.remember(digest, formal, formalJson.length);
     const stored = keep<StoredAnalysis>((b) => ({
       modelTurtle: b.write(sessionId, analysis.modelTurtle),
-      modelTrig: b.write(sessionId, modelTrig),
       formal: b.write(sessionId, formalJson, digest),
     }));
     const analysed: AnalysedModel = {
@@ -100,7 +99,7 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
       ...(modelSplits.length > 0 ? { modelSplits } : {}),
       formal: summariseFormalModel(formal, digest),
       // Not stored: the main thread keeps the texts (the formal model's for the plan checks of this session).
-      ...(stored.stored === undefined ? { formalJson, modelTrig } : {}),
+      ...(stored.stored === undefined ? { formalJson } : {}),
     };
     return { id: request.id, kind: "analysed", analysis: analysed, ...stored };
   } catch (error) {

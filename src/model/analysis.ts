@@ -12,7 +12,7 @@ import { parseInto } from "./parse.js";
 import type { ParseError } from "./parse.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "./merge.js";
 import type { ContributionGraph, ItemCounts } from "./merge.js";
-import { modelSerialisations, sessionPrefixes } from "./serialize.js";
+import { modelForSolvers, sessionPrefixes } from "./serialize.js";
 import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
@@ -37,8 +37,6 @@ export interface ModelAnalysis {
   validation: ValidationOutcome;
   /** The union of all graphs as Turtle: the model handed to solvers. */
   modelTurtle: string;
-  /** The same model with one named graph per contribution (for export). */
-  modelTrig: string;
   /** The session's ProblemModel node. */
   problemModelIri: string;
   /** Distinct triples in `modelTurtle`. */
@@ -68,12 +66,11 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
   );
   // A formal expression that does not parse is a finding like a shape's, attributed to its agent.
   const validation = withFindings(await validateModel(model, shapes), formalFindings(formal, graphs));
-  // Turtle and TriG from one read of the store; the triple count comes with the Turtle.
-  const written = modelSerialisations(model.store, sessionPrefixes(job.baseIri));
+  // The Turtle for solvers; the triple count comes with it. (TriG only on export: store/model-trig.ts.)
+  const written = modelForSolvers(model.store, sessionPrefixes(job.baseIri));
   return {
     validation,
     modelTurtle: written.turtle,
-    modelTrig: written.trig,
     problemModelIri,
     tripleCount: written.triples,
     countsByAgent: countItemsByAgent(model),

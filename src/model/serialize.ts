@@ -34,29 +34,24 @@ export function sessionPrefixes(baseIri: string): Record<string, string> {
 }
 
 /**
- * Both writings at once, the store read once: its quads come graph by graph, so grouping
- * them by subject in order of first appearance gives the Turtle union exactly the subjects
- * and statements, in the same order, that unionToTurtle writes subject by subject.
+ * The model for solvers, the store read once: its quads come graph by graph, so grouping
+ * them by subject in order of first appearance gives exactly the subjects and statements,
+ * in the same order, that unionToTurtle writes subject by subject. The TriG (one graph per
+ * contribution) is written only when a session is exported (store/model-trig.ts).
  * `prefixes`: see `sessionPrefixes`.
  */
-export function modelSerialisations(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): { turtle: string; trig: string; triples: number } {
-  const quads = store.getQuads(null, null, null, null);
+export function modelForSolvers(store: QuadQueries, prefixes: Record<string, string> = PREFIXES): { turtle: string; triples: number } {
   const bySubject = new Map<string, Quad[]>();
-  for (const q of quads) {
+  for (const q of store.getQuads(null, null, null, null)) {
     const key = termToId(q.subject);
     const group = bySubject.get(key);
     if (group === undefined) bySubject.set(key, [q]);
     else group.push(q);
   }
-  const unionText = new TextSink();
-  const union = new Writer(unionText, { prefixes, format: "text/turtle" });
+  const union = new Writer(new TextSink(), { prefixes, format: "text/turtle" });
   let triples = 0;
   for (const group of bySubject.values()) triples += writeSubject(union, group);
-  const turtle = finish(union);
-  const trigText = new TextSink();
-  const trig = new Writer(trigText, { prefixes, format: "application/trig" });
-  trig.addQuads(quads);
-  return { turtle, trig: finish(trig), triples };
+  return { turtle: finish(union), triples };
 }
 
 /** One subject's statements into the union, each once; returns how many were written. */

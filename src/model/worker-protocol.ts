@@ -34,14 +34,8 @@ export interface CheckRequest {
  * that read it (and in the store): copying its object graph to the main thread took 119 ms
  * at 100k triples. Only its summary and digest go; plans are checked in a worker (`verify`).
  */
-export interface AnalysedModel extends Omit<ModelAnalysis, "formal" | "modelTrig"> {
+export interface AnalysedModel extends Omit<ModelAnalysis, "formal"> {
   formal: FormalSummary;
-  /**
-   * The TriG, only when the worker could not store it: the main thread then keeps it inline.
-   * Stored, it is only ever read back for export, so it does not cross (as large as the
-   * Turtle again: 60 MB at 1M triples).
-   */
-  modelTrig?: string;
   /**
    * The formal model's JSON, only when the worker could not store it (no store, or the write
    * failed): the main thread keeps the text (a string is copied between threads cheaply, and
@@ -67,7 +61,6 @@ export interface VerifyRequest {
 /** Digests of what an analysis stored as blobs (store/blobs.ts): the journal refers to them. */
 export interface StoredAnalysis {
   modelTurtle: string;
-  modelTrig: string;
   /** The formal model as JSON. */
   formal: string;
 }

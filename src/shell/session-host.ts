@@ -680,8 +680,6 @@ export class SessionHost {
         // Stored by the worker already: the analysis input and the archive refer to it. (The
         // formal model is stored too, but only its summary comes here; export reads it by digest.)
         if (stored && journal.adoptBlob) journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
-        if (stored && journal.saveArtefactBlob) journal.saveArtefactBlob(effect.sessionId, "model-trig", stored.modelTrig);
-        else if (answer.analysis.modelTrig !== undefined) journal.saveArtefact(effect.sessionId, "model-trig", answer.analysis.modelTrig);
         this.options.journal.saveArtefact(effect.sessionId, "validation", JSON.stringify(answer.analysis.validation));
       } catch (err) {
         this.options.log.warn({ err, sessionId: effect.sessionId }, "could not save the model for export");

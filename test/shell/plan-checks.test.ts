@@ -43,7 +43,6 @@ function fakeModels(): { models: ModelService; checks: PendingCheck[] } {
       analysis: {
         validation: { conforms: true, violations: 0, warnings: 0, results: [], summary: "The model conforms." },
         modelTurtle: job.contributions.map((c) => c.turtle).join("\n"),
-        modelTrig: "",
         problemModelIri: `${job.baseIri}problem-model`,
         tripleCount: 6,
         countsByAgent: {},

@@ -63,7 +63,6 @@ const models: ModelService = {
           summary: violators.length ? `${violators.length} violation(s)` : "The model conforms.",
         },
         modelTurtle: job.contributions.map((c) => c.turtle).join("\n"),
-        modelTrig: "",
         problemModelIri: `${job.baseIri}problem-model`,
         tripleCount: job.contributions.length * 3,
         countsByAgent: {},
