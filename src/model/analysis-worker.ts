@@ -133,36 +133,30 @@ try {
 /** The rest of a reply in pieces, sent one message at a time as the pool asks for each. */
 let rest: { id: number; messages: (WorkerReply | ReplyPiece)[] } | undefined;
 
-function sendNext(): void {
-  const next = rest?.messages.shift();
-  if (next === undefined) return;
-  if (rest?.messages.length === 0) rest = undefined;
-  send(next);
+/** Sends the next message of job `id`'s reply; one that cannot be sent fails the job instead, so it never hangs. */
+function sendNext(id: number): void {
+  try {
+    const next = rest?.messages.shift();
+    if (next === undefined) return;
+    if (rest?.messages.length === 0) rest = undefined;
+    send(next);
+  } catch (error) {
+    // e.g. a value structured clone cannot copy.
+    rest = undefined;
+    send({ id, kind: "failed", error: `could not return the result: ${String(error)}` });
+  }
 }
 
 port.on("message", (message: WorkerRequest | NextPiece) => {
   if (message.kind === "next-piece") {
-    if (rest?.id !== message.id) return;
-    try {
-      sendNext();
-    } catch (error) {
-      // As for the first message: the job is answered, never left to hang.
-      rest = undefined;
-      send({ id: message.id, kind: "failed", error: `could not return the result: ${String(error)}` });
-    }
+    if (rest?.id === message.id) sendNext(message.id);
     return;
   }
   const request = message;
   void answer(request, shapes).then((reply) => {
-    try {
-      // A large analysis goes in pieces, so the main thread reads it in short tasks.
-      rest = { id: request.id, messages: replyMessages(reply) };
-      sendNext();
-    } catch (error) {
-      // e.g. a value structured clone cannot copy: still answer, so the job cannot hang.
-      rest = undefined;
-      send({ id: request.id, kind: "failed", error: `could not return the result: ${String(error)}` });
-    }
+    // A large analysis goes in pieces, so the main thread reads it in short tasks.
+    rest = { id: request.id, messages: replyMessages(reply) };
+    sendNext(request.id);
   });
 });
 send({ kind: "ready" });

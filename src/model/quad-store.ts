@@ -125,14 +125,17 @@ export class ModelStore implements QuadStore {
       if (this.s[i] === s && this.p[i] === p && this.o[i] === o && this.g[i] === g) return false;
       slot = (slot + 1) & mask;
     }
-    if (this.count === this.s.length) this.grow();
+    // A larger table places every quad afresh, so the new one's slot is sought again.
+    if (this.count === this.s.length) {
+      this.grow();
+      slot = this.freeSlot(s, p, o, g);
+    }
     const i = this.count++;
     this.s[i] = s;
     this.p[i] = p;
     this.o[i] = o;
     this.g[i] = g;
-    if (this.s.length !== this.table.length / 2) this.rehash();
-    else this.table[slot] = i + 1;
+    this.table[slot] = i + 1;
     this.quadsPerGraph.set(g, (this.quadsPerGraph.get(g) ?? 0) + 1);
     this.indexes = undefined;
     return true;
@@ -209,35 +212,27 @@ export class ModelStore implements QuadStore {
    * graph (by id), and within a graph by term id (`byTermOrder`) or in the quads' own order.
    */
   private distinct(found: Int32Array, column: Int32Array, byTermOrder: boolean): Term[] {
-    if (byTermOrder && found.length > 1) {
-      const width = this.terms.length;
-      const keys = new Float64Array(found.length);
-      for (let k = 0; k < found.length; k++) {
-        const i = found[k] as number;
-        keys[k] = (this.g[i] as number) * width + (column[i] as number);
-      }
-      keys.sort();
-      const ids = new Int32Array(keys.length);
-      for (let k = 0; k < keys.length; k++) ids[k] = (keys[k] as number) % width;
-      const seen = new Set<number>();
-      const terms: Term[] = [];
-      for (let k = 0; k < ids.length; k++) {
-        const id = ids[k] as number;
-        if (seen.has(id)) continue;
-        seen.add(id);
-        terms.push(this.terms[id] as Term);
-      }
-      return terms;
-    }
+    const ids = byTermOrder ? this.byGraphThenId(found, column) : found.map((i) => column[i] as number);
     const seen = new Set<number>();
     const terms: Term[] = [];
-    for (let k = 0; k < found.length; k++) {
-      const id = column[found[k] as number] as number;
+    for (const id of ids) {
       if (seen.has(id)) continue;
       seen.add(id);
       terms.push(this.terms[id] as Term);
     }
     return terms;
+  }
+
+  /** The ids at one position of the quads, sorted by graph id, then by their own. */
+  private byGraphThenId(found: Int32Array, column: Int32Array): Int32Array {
+    const width = this.terms.length;
+    const keys = new Float64Array(found.length);
+    for (let k = 0; k < found.length; k++) {
+      const i = found[k] as number;
+      keys[k] = (this.g[i] as number) * width + (column[i] as number);
+    }
+    keys.sort();
+    return Int32Array.from(keys, (key) => key % width);
   }
 
   private idFor(term: Term | Quad): number {
@@ -263,6 +258,7 @@ export class ModelStore implements QuadStore {
     return this.ids.get(keyOf(term));
   }
 
+  /** Twice the room for quads, and a table to match. */
   private grow(): void {
     const size = this.s.length * 2;
     const widen = (column: Int32Array): Int32Array<ArrayBuffer> => {
@@ -274,17 +270,17 @@ export class ModelStore implements QuadStore {
     this.p = widen(this.p);
     this.o = widen(this.o);
     this.g = widen(this.g);
+    // Twice the quads' capacity keeps the probes short (load at most one half).
+    this.table = new Int32Array(size * 2);
+    for (let i = 0; i < this.count; i++) this.table[this.freeSlot(this.s[i] as number, this.p[i] as number, this.o[i] as number, this.g[i] as number)] = i + 1;
   }
 
-  /** A table twice the quads' capacity keeps the probes short (load at most one half). */
-  private rehash(): void {
-    this.table = new Int32Array(this.s.length * 2);
+  /** The first free slot for a quad known not to be in the table. */
+  private freeSlot(s: number, p: number, o: number, g: number): number {
     const mask = this.table.length - 1;
-    for (let i = 0; i < this.count; i++) {
-      let slot = hash(this.seed, this.s[i] as number, this.p[i] as number, this.o[i] as number, this.g[i] as number) & mask;
-      while (this.table[slot] !== 0) slot = (slot + 1) & mask;
-      this.table[slot] = i + 1;
-    }
+    let slot = hash(this.seed, s, p, o, g) & mask;
+    while (this.table[slot] !== 0) slot = (slot + 1) & mask;
+    return slot;
   }
 
   private index(): Indexes {

@@ -56,18 +56,16 @@ export class ReplyPieces {
    * main thread never needs to read whole: the model goes out in the parts the worker made.
    */
   private turtle = "";
-  private slices = 0;
   private readonly parts = new Map<number, string[]>();
 
-  /** No piece has arrived yet. */
+  /** No piece has arrived yet (a slice of the Turtle is never empty). */
   get empty(): boolean {
-    return this.slices === 0 && this.parts.size === 0;
+    return this.turtle === "" && this.parts.size === 0;
   }
 
   add(piece: ReplyPiece): void {
     if ("turtle" in piece) {
       this.turtle += piece.text;
-      this.slices++;
       return;
     }
     const parts = this.parts.get(piece.split);

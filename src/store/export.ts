@@ -97,9 +97,9 @@ export function writeExportFiles(outDir: string, files: ReadonlyArray<[string, s
 }
 
 /**
- * The model the worker saved, unless a contribution arrived after it (a fix round cut
- * short): then the current contributions are merged afresh, so the export shows the model
- * as the session left it.
+ * The session's contributions merged afresh, as the model worker merges them. Stores written
+ * while the worker still saved its TriG keep that one, used unless a contribution arrived
+ * after it (a fix round cut short), so the export shows the model as the session left it.
  */
 function modelTrig(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): string {
   const saved = store.artefacts(sessionId, "model-trig").at(-1);

@@ -6,8 +6,8 @@
 import { Parser, Store } from "n3";
 import { describe, expect, it } from "vitest";
 import { realisticModel } from "../../bench/pipeline/realistic-model.js";
-import { analyseModel } from "../../src/model/analysis.js";
-import { mergeContributions, problemModelIriFor } from "../../src/model/merge.js";
+import { analyseModel, type AnalysisJob } from "../../src/model/analysis.js";
+import { mergeContributions, problemModelIriFor, type MergedModel } from "../../src/model/merge.js";
 import { parseContribution, parseInto } from "../../src/model/parse.js";
 import { modelToTurtle, sessionPrefixes } from "../../src/model/serialize.js";
 import { distinctTriples } from "../../src/model/triples.js";
@@ -64,21 +64,25 @@ describe("parseInto", () => {
   });
 });
 
+/** The job's model merged from parseContribution's quads, the coordinator's graph included: what analyseModel made before parseInto. */
+function mergedFromParseContribution(theJob: AnalysisJob): MergedModel {
+  return mergeContributions(
+    { sessionId: theJob.sessionId, problemDescription: theJob.problemDescription, problemModelIri: problemModelIriFor(BASE_IRI), coordinatorGraphIri: theJob.coordinatorGraphIri },
+    theJob.contributions.map((c, index) => {
+      const outcome = parseContribution(c.turtle, { baseIri: BASE_IRI, graphIri: c.graphIri, maxTriples: 10_000, blankNodePrefix: `c${index}_` });
+      if (!outcome.ok) throw new Error(outcome.error.message);
+      return { agent: c.agent, graphIri: c.graphIri, quads: outcome.quads };
+    }),
+  );
+}
+
 describe("analyseModel on parseInto", () => {
   it("counts the distinct triples of the union and writes them all once in the Turtle", async () => {
     const model = realisticModel(2_000);
     const theJob = job(model.contributions.map((c) => contribution(c.agent, c.turtle)));
     const analysis = await analyseModel(theJob, shapes);
     const written = new Parser({ format: "text/turtle" }).parse(analysis.modelTurtle);
-    // The same model merged from parseContribution's quads, every graph the coordinator's included.
-    const merged = mergeContributions(
-      { sessionId: theJob.sessionId, problemDescription: theJob.problemDescription, problemModelIri: problemModelIriFor(BASE_IRI), coordinatorGraphIri: theJob.coordinatorGraphIri },
-      theJob.contributions.map((c, index) => {
-        const outcome = parseContribution(c.turtle, { baseIri: BASE_IRI, graphIri: c.graphIri, maxTriples: 10_000, blankNodePrefix: `c${index}_` });
-        if (!outcome.ok) throw new Error(outcome.error.message);
-        return { agent: c.agent, graphIri: c.graphIri, quads: outcome.quads };
-      }),
-    );
+    const merged = mergedFromParseContribution(theJob);
     expect(analysis.tripleCount).toBe(distinctTriples(merged.store.getQuads(null, null, null, null)).length);
     expect(written.length).toBe(analysis.tripleCount);
     expect(distinctTriples(written).length).toBe(analysis.tripleCount);
@@ -88,14 +92,7 @@ describe("analyseModel on parseInto", () => {
     const model = realisticModel(2_000);
     const theJob = job(model.contributions.map((c) => contribution(c.agent, c.turtle)));
     const analysis = await analyseModel(theJob, shapes);
-    const merged = mergeContributions(
-      { sessionId: theJob.sessionId, problemDescription: theJob.problemDescription, problemModelIri: problemModelIriFor(BASE_IRI), coordinatorGraphIri: theJob.coordinatorGraphIri },
-      theJob.contributions.map((c, index) => {
-        const outcome = parseContribution(c.turtle, { baseIri: BASE_IRI, graphIri: c.graphIri, maxTriples: 10_000, blankNodePrefix: `c${index}_` });
-        if (!outcome.ok) throw new Error(outcome.error.message);
-        return { agent: c.agent, graphIri: c.graphIri, quads: outcome.quads };
-      }),
-    );
+    const merged = mergedFromParseContribution(theJob);
     expect(analysis.modelTurtle).toBe(modelToTurtle(merged.store, sessionPrefixes(BASE_IRI)));
   });
 });
