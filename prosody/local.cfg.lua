@@ -66,6 +66,17 @@ allow_registration = true
 
 c2s_stanza_size_limit = limit
 
+-- Throughput under load (bench/load.ts, a burst of 600 sessions; each setting measured):
+-- Lua's generational collector instead of 0.12's default incremental one with a 105%
+-- pause, which collects nearly all the time when a room fans large stanzas out: Prosody's
+-- CPU for one session's messages fell from 34 to 16 ms.
+gc = { mode = "generational" }
+-- c2s connections read this much per turn of the event loop (0.12's default is 4 KiB, and
+-- a connection with more waiting is paused until the next turn, at least 1 ms later):
+-- with 4 KiB clients queued megabytes the server had not read, and a burst ran at 31
+-- sessions/s with the server 40% idle; with 256 KiB, 46 sessions/s.
+network_default_read_size = 256 * 1024
+
 VirtualHost "localhost"
 
 Component "conference.localhost" "muc"
