@@ -220,18 +220,34 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, what: stri
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
+function cpuMsOf(pid: number, thread?: number): number {
   // The command name (field 2) may hold spaces; the fields after its closing ")" are fixed.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of the line, i.e. 11 and 12 after the state field.
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU used so far by the coordinator (all its threads), Prosody, and this process (the agents, the person, the echo). */
-function cpuNow(coordinatorPid: number, prosodyPid: number): { coordinator: number; prosody: number; bench: number } {
+/**
+ * CPU used so far by the coordinator (all its threads, and its main thread alone: the one
+ * whose id is the process's), Prosody, and this process (the agents, the person, the echo).
+ */
+function cpuNow(coordinatorPid: number, prosodyPid: number): { coordinator: number; coordinatorMain: number; prosody: number; bench: number } {
   const own = process.cpuUsage();
-  return { coordinator: cpuMsOf(coordinatorPid), prosody: cpuMsOf(prosodyPid), bench: (own.user + own.system) / 1000 };
+  return {
+    coordinator: cpuMsOf(coordinatorPid),
+    coordinatorMain: cpuMsOf(coordinatorPid, coordinatorPid),
+    prosody: cpuMsOf(prosodyPid),
+    bench: (own.user + own.system) / 1000,
+  };
+}
+
+/** CPU per session between two readings, as one line's words. */
+function cpuPerSession(before: ReturnType<typeof cpuNow>, after: ReturnType<typeof cpuNow>, sessions: number) {
+  const per = (key: keyof typeof before): number => (after[key] - before[key]) / Math.max(1, sessions);
+  const cpu = { coordinator: per("coordinator"), main: per("coordinatorMain"), prosody: per("prosody"), bench: per("bench") };
+  const words = `coordinator ${ms(cpu.coordinator)} (main thread ${ms(cpu.main)}, model workers and the rest ${ms(cpu.coordinator - cpu.main)}), Prosody ${ms(cpu.prosody)}, this bench's agents and clients ${ms(cpu.bench)}`;
+  return { ...cpu, words };
 }
 
 /** Peak and current resident set of a process, from /proc (Linux). */
@@ -365,6 +381,7 @@ async function main(): Promise<void> {
     const roomShare = 2 * percentile(shortTrips, 50) + percentile(modelTrips, 50);
 
     // 2. One session at a time.
+    const cpuBeforeSequential = cpuNow(child.pid as number, server.pid);
     const sequential: Outcome[] = [];
     for (let i = 0; i < options.sequential; i++) {
       const o = person.start(`Load bench sequential ${i}: deliver the goods`);
@@ -374,6 +391,7 @@ async function main(): Promise<void> {
     const seqLatency = sequential.filter((o) => o.completedAt !== null).map((o) => (o.completedAt as number) - o.startedAt);
     const rssBefore = rssOf(child.pid as number);
     const cpuBefore = cpuNow(child.pid as number, server.pid);
+    const sequentialCpu = cpuPerSession(cpuBeforeSequential, cpuBefore, sequential.length);
 
     // 3. The burst.
     const burst: Outcome[] = [];
@@ -402,6 +420,7 @@ async function main(): Promise<void> {
     line("coordinator overhead p50 (latency − room)", ms(overhead), `≤ ${TARGET_OVERHEAD_MS} ms`, overhead <= TARGET_OVERHEAD_MS);
     line("coordinator overhead p95", ms(percentile(seqLatency, 95) - roomShareOfSession), "—");
     line("(latency p50 − the echoes' share, as before)", ms(percentile(seqLatency, 50) - roomShare), "—");
+    console.log(`  CPU per session: ${sequentialCpu.words}`);
     console.log(`burst of ${options.sessions} (all mfr-start sent at once):`);
     const rate = completed.length / burstSeconds;
     line("sessions/s sustained (first start → last end)", rate.toFixed(1), `≥ ${TARGET_SESSIONS_PER_S}`, rate >= TARGET_SESSIONS_PER_S);
@@ -412,13 +431,11 @@ async function main(): Promise<void> {
     line("coordinator peak RSS", `${rssAfter.peakMiB.toFixed(0)} MiB`, "— (before the burst: " + `${rssBefore.nowMiB.toFixed(0)} MiB)`);
     // Where the machine's CPU went during the burst, per completed session: the sessions per
     // second a burst can reach is bounded by cores ÷ (the sum of the three).
-    const perSession = (key: keyof typeof cpuAfter): number => (cpuAfter[key] - cpuBefore[key]) / Math.max(1, completed.length);
-    const cpu = { coordinator: perSession("coordinator"), prosody: perSession("prosody"), bench: perSession("bench") };
+    const cpu = cpuPerSession(cpuBefore, cpuAfter, completed.length);
     const cores = availableParallelism();
     const ceiling = (ms: number): string => (ms > 0 ? `${((cores * 1000) / ms).toFixed(0)} sessions/s` : "—");
     console.log(
-      `  CPU per session in the burst: coordinator ${ms(cpu.coordinator)} (main thread and workers), Prosody ${ms(cpu.prosody)}, ` +
-        `this bench's agents and clients ${ms(cpu.bench)}; on ${cores} cores the ceiling is ${ceiling(cpu.coordinator + cpu.prosody + cpu.bench)} ` +
+      `  CPU per session in the burst: ${cpu.words}; on ${cores} cores the ceiling is ${ceiling(cpu.coordinator + cpu.prosody + cpu.bench)} ` +
         `for all three, ${ceiling(cpu.coordinator)} for the coordinator alone`,
     );
     console.log(

@@ -16,7 +16,7 @@ import { loadShapes } from "./shapes.js";
 import { splitsAhead } from "../protocol/model-parts.js";
 import type { AnalysedModel, CheckRequest, ContributionCheck, NextPiece, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import { openSecondWriter } from "../store/database-file.js";
-import { BlobReader, BlobWriter, blobDigest } from "../store/blobs.js";
+import { BlobReader, BlobWriter, blobDigest, worthABlob } from "../store/blobs.js";
 import { replyMessages, type ReplyPiece } from "./reply-pieces.js";
 import { summariseFormalModel, type FormalModel } from "../formal/index.js";
 import { checkPlan } from "../session/plan-check.js";
@@ -90,8 +90,10 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     const formalJson = JSON.stringify(formal);
     const digest = blobDigest(formalJson);
     formalModels.remember(digest, formal, formalJson.length);
+    // The formal model always (plan checks in another thread and export read it by digest);
+    // the model's Turtle only when it is large enough not to be logged inline.
     const stored = keep<StoredAnalysis>((b) => ({
-      modelTurtle: b.write(sessionId, analysis.modelTurtle),
+      ...(worthABlob(analysis.modelTurtle) ? { modelTurtle: b.write(sessionId, analysis.modelTurtle) } : {}),
       formal: b.write(sessionId, formalJson, digest),
     }));
     const analysed: AnalysedModel = {

@@ -60,7 +60,8 @@ export interface VerifyRequest {
 
 /** Digests of what an analysis stored as blobs (store/blobs.ts): the journal refers to them. */
 export interface StoredAnalysis {
-  modelTurtle: string;
+  /** Only for a model large enough to be kept as a blob (store/blobs.ts, `worthABlob`). */
+  modelTurtle?: string;
   /** The formal model as JSON. */
   formal: string;
 }

@@ -15,7 +15,7 @@ import { analysisRequest, emptySessions, step } from "../session/step.js";
 import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
-import type { BlobRef } from "../store/blobs.js";
+import { worthABlob, type BlobRef } from "../store/blobs.js";
 import type { Element } from "../xmpp/stanza.js";
 import { formatBytes } from "../chat/wording.js";
 import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
@@ -400,8 +400,8 @@ export class SessionHost {
 
   /**
    * Checks a contribution (or one part) alone in the model worker: syntax, limits, what it
-   * adds. With `keep` (the text is what the core will be given), the worker also stores the
-   * text, so its journal entry refers to it rather than holding it.
+   * adds. With `keep` (the text is what the core will be given) and a text large enough to be
+   * a blob, the worker also stores it, so its journal entry refers to it rather than holding it.
    */
   private async check(sessionId: string, from: Participant, turtle: string, keep: boolean): Promise<ContributionCheck> {
     const base = sessionBaseIri(sessionId);
@@ -414,7 +414,7 @@ export class SessionHost {
       // Blank-node labels grow by a few characters when the merged model is re-read for splitting.
       maxStatementBytes: maxModelStatementBytes(sessionId, this.options.render) - BLANK_LABEL_MARGIN,
       skolemBase: base,
-      ...(keep && adopt ? { keepFor: sessionId } : {}),
+      ...(keep && adopt && worthABlob(turtle) ? { keepFor: sessionId } : {}),
     }, { key: sessionId });
     if (answer.ok && answer.stored !== undefined) adopt?.(sessionId, turtle, { digest: answer.stored, as: "text" });
     if (answer.ok && answer.storeError !== undefined) this.options.log.warn({ sessionId, agent: from.nick, error: answer.storeError }, "the model worker could not store the contribution; it is logged inline");
@@ -679,7 +679,7 @@ export class SessionHost {
       try {
         // Stored by the worker already: the analysis input and the archive refer to it. (The
         // formal model is stored too, but only its summary comes here; export reads it by digest.)
-        if (stored && journal.adoptBlob) journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
+        if (stored?.modelTurtle !== undefined && journal.adoptBlob) journal.adoptBlob(effect.sessionId, answer.analysis.modelTurtle, { digest: stored.modelTurtle, as: "text" });
         this.options.journal.saveArtefact(effect.sessionId, "validation", JSON.stringify(answer.analysis.validation));
       } catch (err) {
         this.options.log.warn({ err, sessionId: effect.sessionId }, "could not save the model for export");

@@ -5,7 +5,7 @@
  * (`DurableValues`), by the text itself or by the object: the host is told when the worker
  * answers. A value nobody told us about is written inline, as before: slower, never wrong.
  */
-import { BLOB_MIN_CHARS, type BlobForm, type BlobRef } from "./blobs.js";
+import { worthABlob, type BlobForm, type BlobRef } from "./blobs.js";
 
 const MARKER = "$mfrBlob";
 
@@ -15,7 +15,7 @@ export class DurableValues {
 
   /** Notes that `value` (a text, or an object stored as JSON) of the session is the blob `ref`. */
   adopt(sessionId: string, value: string | object, ref: BlobRef): void {
-    if (typeof value === "string" && value.length < BLOB_MIN_CHARS) return;
+    if (typeof value === "string" && !worthABlob(value)) return;
     let own = this.sessions.get(sessionId);
     if (!own) {
       own = { texts: new Map(), objects: new WeakMap() };
@@ -36,7 +36,7 @@ export class DurableValues {
     if (!own) return JSON.stringify(value);
     const { texts, objects } = own;
     return JSON.stringify(value, (_key, v: unknown) => {
-      const ref = typeof v === "string" ? (v.length >= BLOB_MIN_CHARS ? texts.get(v) : undefined) : typeof v === "object" && v !== null ? objects.get(v) : undefined;
+      const ref = typeof v === "string" ? (worthABlob(v) ? texts.get(v) : undefined) : typeof v === "object" && v !== null ? objects.get(v) : undefined;
       return ref ? { [MARKER]: ref.digest, as: ref.as } : v;
     });
   }

@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobReader } from "../../src/store/blobs.js";
+import { BlobReader, worthABlob } from "../../src/store/blobs.js";
 import { summariseFormalModel, type FormalModel } from "../../src/formal/index.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { ModelWorker, type ModelWorkerOptions } from "../../src/model/model-worker.js";
@@ -41,14 +41,20 @@ describe("ModelWorker", () => {
       const checked = await worker.check({ ...check(turtle), keepFor: "s-test" });
       const unkept = await worker.check(check(turtle));
       const analysed = await worker.analyse(job([contribution("alice", turtle)]));
-      if (!checked.ok || !analysed.ok || !unkept.ok) throw new Error("a job failed");
+      // A model large enough to be a blob (store/blobs.ts, `worthABlob`).
+      const large = await worker.analyse(job([contribution("alice", syntheticContribution("alice", 3000))], 10_000));
+      if (!checked.ok || !analysed.ok || !unkept.ok || !large.ok) throw new Error("a job failed");
       expect(unkept.stored).toBeUndefined();
       const reader = new BlobReader(new Database(store.path, { readonly: true }));
       expect(reader.text("s-test", checked.stored ?? "")).toBe(turtle);
       const stored = analysed.stored;
       if (!stored) throw new Error(`nothing stored: ${analysed.storeError ?? ""}`);
       const sessionId = job([]).sessionId;
-      expect(reader.text(sessionId, stored.modelTurtle)).toBe(analysed.analysis.modelTurtle);
+      // A small model is logged inline, so it is not written as a blob as well; a large one is.
+      expect(worthABlob(analysed.analysis.modelTurtle)).toBe(false);
+      expect(stored.modelTurtle).toBeUndefined();
+      expect(worthABlob(large.analysis.modelTurtle)).toBe(true);
+      expect(reader.text(sessionId, large.stored?.modelTurtle ?? "")).toBe(large.analysis.modelTurtle);
       // The formal model is stored, and only its summary (naming the blob) comes back.
       expect(stored.formal).toBe(analysed.analysis.formal.digest);
       expect(analysed.analysis.formalJson).toBeUndefined();
