@@ -17,7 +17,7 @@ import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, s
 import { Step } from "./step-context.js";
 import { isSolved, proposalVerification, repairIssues } from "./verdicts.js";
 import { answerArrived, awaitedProposers, clearDeadline, closerOfDeadline, logWindowClosed, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
-import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, Sessions, StepResult } from "./types.js";
+import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
 const MAX_LATE = 20;
@@ -36,23 +36,36 @@ export function emptySessions(): Sessions {
   return { byId: {} };
 }
 
+/** The next state of all sessions: the one session the input is for takes its step (`stepSession`). */
 export function step(state: Sessions, input: Input, now: number): StepResult {
-  const s = new Step(now);
   const existing = state.byId[input.sessionId];
+  const { session, effects } = stepSession(existing, input, now);
+  if (session === existing || session === undefined) return { state, effects };
+  return { state: { byId: { ...state.byId, [session.id]: session } }, effects };
+}
+
+/**
+ * One session's step: an input only ever concerns the session it names, so this is the
+ * whole core. `existing` is never changed; the session after the step is a new object, or
+ * `existing` itself when the input changed nothing. (The live host keeps its sessions in one
+ * record that it updates in place: copying all of them per input, as `step` does, cost 62 µs
+ * per input with 600 sessions live, quadratic in a burst.)
+ */
+export function stepSession(existing: Session | undefined, input: Input, now: number): SessionStepResult {
+  const s = new Step(now);
 
   if (input.kind === "start") {
     if (existing) {
       s.log("warn", "session id already in use; start ignored", { sessionId: input.sessionId });
-      return { state, effects: s.effects };
+      return { session: existing, effects: s.effects };
     }
-    const session = start(input, s);
-    return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
+    return { session: start(input, s), effects: s.effects };
   }
 
   if (!existing) {
     if (input.kind === "contribution" || input.kind === "proposal") s.tellAgent(input.from, say.unknownSession(input.sessionId));
     s.log("debug", "input for an unknown session", { sessionId: input.sessionId, kind: input.kind });
-    return { state, effects: s.effects };
+    return { session: undefined, effects: s.effects };
   }
 
   const session = draft(existing);
@@ -88,7 +101,7 @@ export function step(state: Sessions, input: Input, now: number): StepResult {
       onDeparture(session, input, s);
       break;
   }
-  return { state: { byId: { ...state.byId, [session.id]: session } }, effects: s.effects };
+  return { session, effects: s.effects };
 }
 
 /** A shallow copy whose collections may be changed without touching the previous state. */

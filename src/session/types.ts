@@ -417,3 +417,9 @@ export interface StepResult {
   state: Sessions;
   effects: Effect[];
 }
+
+/** One session's step: the session after it (undefined when there is none), and what to do. */
+export interface SessionStepResult {
+  session: Session | undefined;
+  effects: Effect[];
+}

@@ -11,7 +11,7 @@ import { claimedPlanOf, unfinishedCheck, verdictWithoutSimulation } from "../ses
 import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
-import { analysisRequest, emptySessions, step } from "../session/step.js";
+import { analysisRequest, emptySessions, stepSession } from "../session/step.js";
 import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
@@ -562,9 +562,9 @@ export class SessionHost {
       // logged, so nobody can grow the log with made-up session ids.
       const logged = input.kind === "start" || input.sessionId in this.state.byId ? this.journal(input, at) : undefined;
       const before = this.state.byId[input.sessionId];
-      const { state, effects } = step(this.state, input, at);
-      this.state = state;
-      const after = state.byId[input.sessionId];
+      // In place: the record is this host's own, and copying it per input grows with the live sessions.
+      const { session: after, effects } = stepSession(before, input, at);
+      if (after !== undefined) this.state.byId[after.id] = after;
       // A completed session checks no more plans.
       if (after?.phase === "complete") this.formalTexts.delete(input.sessionId);
       this.carryOut(input.sessionId, effects, at, logged);
@@ -638,9 +638,7 @@ export class SessionHost {
     try {
       this.options.journal.archive(session);
       if (session.model) forgetSplits(session.model.modelTurtle);
-      const byId = { ...this.state.byId };
-      delete byId[sessionId];
-      this.state = { byId };
+      delete this.state.byId[sessionId];
     } catch (err) {
       this.options.log.error({ err, sessionId }, "could not archive the session; it stays in memory");
     }
@@ -742,8 +740,6 @@ export class SessionHost {
       .filter((s) => s.phase === "complete")
       .sort((a, b) => (a.completion?.at ?? 0) - (b.completion?.at ?? 0));
     if (completed.length <= COMPLETED_KEPT) return;
-    const byId = { ...this.state.byId };
-    for (const s of completed.slice(0, completed.length - COMPLETED_KEPT)) delete byId[s.id];
-    this.state = { byId };
+    for (const s of completed.slice(0, completed.length - COMPLETED_KEPT)) delete this.state.byId[s.id];
   }
 }
