@@ -33,7 +33,14 @@ http_ports = { }
 https_ports = { }
 
 -- Nagle off: a round trip through a room drops from ~44 ms to < 1 ms.
-network_settings = { nagle = false }
+-- min_wait = 0: a connection with more to read than one read takes (4 KiB) is paused for a
+-- turn of the event loop, and 0.12 makes every such turn wait at least min_wait (1 ms) when
+-- nothing else is ready: in a burst of sessions clients queued megabytes the server had not
+-- read, and it ran at 31 sessions/s while 40% idle; without the wait, 48-49/s
+-- (bench/load.ts). Larger reads (network_default_read_size) did as well for the burst but
+-- made a ping wait up to 120 ms behind a 100k-triple model's parts (bench/stalls.ts);
+-- this keeps it under 40 ms.
+network_settings = { nagle = false, min_wait = 0 }
 
 admins = { "admin@localhost" }
 
@@ -66,16 +73,11 @@ allow_registration = true
 
 c2s_stanza_size_limit = limit
 
--- Throughput under load (bench/load.ts, a burst of 600 sessions; each setting measured):
 -- Lua's generational collector instead of 0.12's default incremental one with a 105%
 -- pause, which collects nearly all the time when a room fans large stanzas out: Prosody's
--- CPU for one session's messages fell from 34 to 16 ms.
+-- CPU for one session's messages fell from 34 to 16 ms (bench/load.ts), and a ping behind a
+-- 100k-triple model's parts waits no longer than before (bench/stalls.ts).
 gc = { mode = "generational" }
--- c2s connections read this much per turn of the event loop (0.12's default is 4 KiB, and
--- a connection with more waiting is paused until the next turn, at least 1 ms later):
--- with 4 KiB clients queued megabytes the server had not read, and a burst ran at 31
--- sessions/s with the server 40% idle; with 256 KiB, 46 sessions/s.
-network_default_read_size = 256 * 1024
 
 VirtualHost "localhost"
 
