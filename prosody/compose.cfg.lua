@@ -8,6 +8,7 @@
 --   c2s_stanza_size_limit  above the coordinator's mfr:maxStanzaBytes (200 KiB by default)
 --   limits                 not loaded: its 10 KB/s default makes a 200 KB model take 20 s
 --   smacks                 irrelevant: the coordinator never enables XEP-0198
+--   gc, min_wait           a busy room's throughput (see local.cfg.lua for the figures)
 
 admins = { }
 interfaces = { "*" }
