@@ -338,6 +338,8 @@ async function main(): Promise<void> {
 
     // The room's share of a session: the stand-in (bench/load/stand-in.ts) in a room of its own,
     // as many occupants as this one (a person, an idle listener, five agents, the stand-in).
+    // The listener leaves before the replays that measure the server's CPU, as the echo client
+    // leaves this room before the burst.
     const standInRoom = `stand-in-${process.pid}@${server.mucDomain}`;
     const joinStandInRoom = async (nick: string): Promise<Occupant> => {
       const a = await account(nick);
@@ -349,27 +351,35 @@ async function main(): Promise<void> {
     const standIn = await joinStandInRoom("Coordinator");
     new StandIn(standIn, recording, AGENTS.length);
     const starter = await joinStandInRoom("pat");
-    await joinStandInRoom("echo");
+    const standInEcho = await joinStandInRoom("echo");
     for (const nick of AGENTS) instantAgent(await joinStandInRoom(nick));
     await waitUntil(() => AGENTS.every((n) => starter.present.has(n)) && starter.present.has("Coordinator"), 10_000, "the stand-in's room to fill");
-    const replays: number[] = [];
-    const replayCount = Math.max(10, options.sequential) + 5;
-    const prosodyBeforeReplays = cpuMsOf(server.pid);
-    for (let i = 0; i < replayCount; i++) {
+    let replayNumber = 0;
+    /** One replayed session, start to SessionComplete, in ms. */
+    const replay = async (): Promise<number> => {
       const started = performance.now();
       const complete = new Promise<void>((resolve) => {
         starter.onMessage = (stanza) => {
           if (stanza.getChild("payload", LINGUE)?.attrs.messageType === `${MFR}SessionComplete`) resolve();
         };
       });
-      await starter.say(`mfr-start Load bench replay ${i}: deliver the goods`);
+      await starter.say(`mfr-start Load bench replay ${++replayNumber}: deliver the goods`);
       await complete;
-      // The first few warm the stand-in's room up, as the warm-up session did the coordinator's.
-      if (i >= 5) replays.push(performance.now() - started);
-    }
+      return performance.now() - started;
+    };
+    // The first few warm the stand-in's room up, as the warm-up session did the coordinator's.
+    for (let i = 0; i < 5; i++) await replay();
+    const replays: number[] = [];
+    for (let i = 0; i < Math.max(10, options.sequential); i++) replays.push(await replay());
     const roomShareOfSession = percentile(replays, 50);
-    // What the server spends on a session's messages alone: no coordinator can make a burst cheaper than this.
-    const prosodyPerReplay = (cpuMsOf(server.pid) - prosodyBeforeReplays) / replayCount;
+    // What the server spends on a session's messages alone, in a room like the burst's (the
+    // echo client gone): no coordinator can make a burst cheaper than this.
+    await standInEcho.leave();
+    await waitUntil(() => !starter.present.has("echo"), 10_000, "the stand-in's echo client to leave");
+    const floorReplays = Math.max(10, options.sequential);
+    const prosodyBeforeReplays = cpuMsOf(server.pid);
+    for (let i = 0; i < floorReplays; i++) await replay();
+    const prosodyPerReplay = (cpuMsOf(server.pid) - prosodyBeforeReplays) / floorReplays;
 
     // 1. The room's own cost, measured when nothing else runs; "model-sized" is as large as
     // the warm-up session's SolutionRequest was.
@@ -390,12 +400,12 @@ async function main(): Promise<void> {
       sequential.push(o);
     }
     const seqLatency = sequential.filter((o) => o.completedAt !== null).map((o) => (o.completedAt as number) - o.startedAt);
-    const sequentialCpu = cpuPerSession(cpuBeforeSequential, cpuNow(child.pid as number, server.pid), sequential.length);
+    const sequentialCpu = cpuPerSession(cpuBeforeSequential, cpuNow(child.pid as number, server.pid), seqLatency.length);
 
     // 3. The burst, in a room of the coordinator, the five agents and the person: the echo
     // client, an instrument of step 1, leaves first, so that the server does not copy every
     // message of the burst to an idle listener of the bench's own.
-    await echo.stop();
+    await echo.leave();
     await waitUntil(() => !person.occupant.present.has("echo"), 10_000, "the echo client to leave");
     const rssBefore = rssOf(child.pid as number);
     const cpuBefore = cpuNow(child.pid as number, server.pid);

@@ -37,7 +37,7 @@ allow_registration = false
 c2s_stanza_size_limit = 256 * 1024
 -- Throughput under load, as in local.cfg.lua (measured there): Lua's generational collector
 -- (and min_wait = 0 in network_settings above). It needs Lua 5.4; on an older Lua, Prosody
--- logs "Failed to apply GC configuration" and runs with its default collector.
+-- logs "Failed to apply GC configuration" and runs with Lua's built-in collector settings.
 gc = { mode = "generational" }
 
 VirtualHost "localhost"

@@ -52,6 +52,11 @@ export class Occupant {
     );
   }
 
+  /** Leaves the room and stays connected (stopping mid-run could meet the library's throw on close). */
+  leave(): Promise<void> {
+    return this.xmpp.send(xml("presence", { to: `${this.room}/${this.nick}`, type: "unavailable" }));
+  }
+
   async stop(): Promise<void> {
     await this.xmpp.stop().catch(() => undefined);
   }

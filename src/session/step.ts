@@ -36,9 +36,18 @@ export function emptySessions(): Sessions {
   return { byId: {} };
 }
 
+/**
+ * The session with this id, if there is one. Ids arrive from the room, so the record is
+ * read for its own entries only: `byId["constructor"]` or `byId["__proto__"]` would
+ * otherwise find what every object inherits, and a made-up id would pass for a session.
+ */
+export function sessionIn(state: Sessions, id: string): Session | undefined {
+  return Object.hasOwn(state.byId, id) ? state.byId[id] : undefined;
+}
+
 /** The next state of all sessions: the one session the input is for takes its step (`stepSession`). */
 export function step(state: Sessions, input: Input, now: number): StepResult {
-  const existing = state.byId[input.sessionId];
+  const existing = sessionIn(state, input.sessionId);
   const { session, effects } = stepSession(existing, input, now);
   if (session === existing || session === undefined) return { state, effects };
   return { state: { byId: { ...state.byId, [session.id]: session } }, effects };

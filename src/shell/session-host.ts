@@ -1,7 +1,7 @@
 /**
  * The one owner of session state in the running coordinator. It feeds inputs to the pure
- * core (`step`) and carries out the effects it returns: messages, deadlines, and model
- * work in the worker. Nothing else changes a session.
+ * core (`stepSession`, one session at a time) and carries out the effects it returns:
+ * messages, deadlines, and model work in the worker. Nothing else changes a session.
  */
 import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus, sessionWording } from "../session/report.js";
@@ -11,7 +11,7 @@ import { claimedPlanOf, unfinishedCheck, verdictWithoutSimulation } from "../ses
 import type { AnalysisJob } from "../model/analysis.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { newSessionId } from "../session/session-id.js";
-import { analysisRequest, emptySessions, stepSession } from "../session/step.js";
+import { analysisRequest, emptySessions, sessionIn, stepSession } from "../session/step.js";
 import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
@@ -188,12 +188,13 @@ export class SessionHost {
     return () => this.stepListeners.delete(listener);
   }
 
-  get sessions(): Sessions {
+  /** The live record itself, for reading: this host changes it in place. */
+  get sessions(): { readonly byId: Readonly<Sessions["byId"]> } {
     return this.state;
   }
 
   session(id: string): Session | undefined {
-    return this.state.byId[id];
+    return sessionIn(this.state, id);
   }
 
   liveSessions(): Session[] {
@@ -210,7 +211,7 @@ export class SessionHost {
     if (perPerson !== undefined && own.length >= perPerson) {
       return { ok: false, reason: `you already have ${own.length} sessions running (${own.map((s) => s.id).join(", ")}), the most one person may; wait for one to finish or cancel one.` };
     }
-    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => id in this.state.byId || (this.options.journal?.knows(id) ?? false));
+    const sessionId = newSessionId(this.options.random ?? Math.random, (id) => sessionIn(this.state, id) !== undefined || (this.options.journal?.knows(id) ?? false));
     this.apply({
       kind: "start",
       sessionId,
@@ -230,7 +231,7 @@ export class SessionHost {
 
   /** A deadline as an input; a debate's carries the room as it is now, to fall back on. */
   private deadlineInput(sessionId: string, at: number): Input {
-    const session = this.state.byId[sessionId];
+    const session = sessionIn(this.state, sessionId);
     const room = session ? this.options.deadlineRoom?.(session) : undefined;
     return { kind: "deadline", sessionId, at, ...(room ? { room } : {}) };
   }
@@ -257,7 +258,7 @@ export class SessionHost {
   }
 
   cancel(sessionId: string, by: Requester): boolean {
-    if (!this.state.byId[sessionId]) return false;
+    if (!sessionIn(this.state, sessionId)) return false;
     this.apply({ kind: "cancel", sessionId, by });
     return true;
   }
@@ -265,7 +266,7 @@ export class SessionHost {
   /** A Turtle contribution: checked off the event loop first, then handed to the core. */
   async contribute(sessionId: string, from: Participant, turtle: string): Promise<void> {
     if (this.answeredFromArchive(sessionId, from, (s) => sessionWording.contributionTooLate(s, true))) return;
-    if (!this.state.byId[sessionId]) {
+    if (!sessionIn(this.state, sessionId)) {
       // The core answers "no such session"; no need to parse anything.
       this.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION });
       return;
@@ -360,14 +361,14 @@ export class SessionHost {
 
   /** Whether a session takes contributions (in parts) now: it exists and its model is not yet closed. */
   private openForParts(sessionId: string): boolean {
-    const s = this.state.byId[sessionId];
+    const s = sessionIn(this.state, sessionId);
     return s !== undefined && s.phase !== "reasoning" && s.phase !== "complete";
   }
 
   /** Part 1 of a contribution for a session that is unknown, archived or closed: one answer. */
   private answerClosed(sessionId: string, from: Participant): void {
     if (this.answeredFromArchive(sessionId, from, sessionWording.partsTooLate)) return;
-    const session = this.state.byId[sessionId];
+    const session = sessionIn(this.state, sessionId);
     // The core answers "no such session" (and logs nothing).
     if (!session) this.apply({ kind: "contribution", sessionId, from, turtle: "", check: UNKNOWN_SESSION });
     else this.tellPrivately(sessionId, from, sessionWording.partsTooLate(session));
@@ -376,7 +377,7 @@ export class SessionHost {
   /** Contributions in parts of a session that stopped taking contributions are dropped, and their senders told. */
   private dropClosedParts(sessionId: string): void {
     if (this.openForParts(sessionId) || !this.parts.hasSession(sessionId)) return;
-    const why = this.state.byId[sessionId]?.phase === "reasoning" ? "closed" : "complete";
+    const why = sessionIn(this.state, sessionId)?.phase === "reasoning" ? "closed" : "complete";
     for (const dropped of this.parts.dropSession(sessionId)) {
       this.options.log.info({ sessionId, agent: dropped.from.nick, received: dropped.received, parts: dropped.n }, "incomplete contribution in parts not used: the model closed");
       this.tellDropped(dropped, why);
@@ -389,7 +390,7 @@ export class SessionHost {
 
   /** Whether the session holds a contribution of this agent (so "your earlier contribution still stands"). */
   private hasContribution(sessionId: string, from: Participant): boolean {
-    const s = this.state.byId[sessionId];
+    const s = sessionIn(this.state, sessionId);
     return s !== undefined && Object.keys(s.contributions).some((nick) => sameAgent(nick, from.nick));
   }
 
@@ -456,7 +457,7 @@ export class SessionHost {
    * from a log that keeps the formal model itself (the core checks it then, as it did).
    */
   private planCheck(sessionId: string, solution: SolutionBody): Verification | undefined | Promise<Verification> {
-    const session = this.state.byId[sessionId];
+    const session = sessionIn(this.state, sessionId);
     const summary = session?.model?.formalSummary;
     if (session?.phase !== "reasoning" || summary === undefined) return undefined;
     const claim = claimedPlanOf(solution);
@@ -472,7 +473,7 @@ export class SessionHost {
 
   /** Input for a session that is complete and archived: a polite answer, nothing else. */
   private answeredFromArchive(sessionId: string, from: Participant, answer: (s: Session) => string): boolean {
-    if (this.state.byId[sessionId] || !this.options.journal?.knows(sessionId)) return false;
+    if (sessionIn(this.state, sessionId) || !this.options.journal?.knows(sessionId)) return false;
     const archived = this.options.journal.archivedSession(sessionId);
     if (!archived) return false;
     this.options.log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
@@ -483,7 +484,7 @@ export class SessionHost {
   statusText(sessionId: string | undefined): string {
     const now = this.options.now();
     if (sessionId) {
-      const s = this.state.byId[sessionId] ?? this.options.journal?.archivedSession(sessionId);
+      const s = sessionIn(this.state, sessionId) ?? this.options.journal?.archivedSession(sessionId);
       return s ? sessionStatus(s, now) : `There is no session "${sessionId}". Say "mfr-list" for the sessions.`;
     }
     const live = this.liveSessions().sort((a, b) => b.startedAt - a.startedAt);
@@ -496,7 +497,7 @@ export class SessionHost {
     const now = this.options.now();
     const inMemory = Object.values(this.state.byId).map((s) => ({ startedAt: s.startedAt, line: sessionListLine(s, now) }));
     const archived = (this.options.journal?.listArchived(limit) ?? [])
-      .filter((a) => !(a.id in this.state.byId))
+      .filter((a) => sessionIn(this.state, a.id) === undefined)
       .map((a) => ({ startedAt: a.startedAt, line: archivedListLine(a, now) }));
     const all = [...inMemory, ...archived].sort((a, b) => b.startedAt - a.startedAt);
     if (all.length === 0) return "No sessions yet. Start one with: mfr-start <problem>";
@@ -560,8 +561,8 @@ export class SessionHost {
       const at = this.options.now();
       // An input for a session that does not exist changes nothing; it is answered but not
       // logged, so nobody can grow the log with made-up session ids.
-      const logged = input.kind === "start" || input.sessionId in this.state.byId ? this.journal(input, at) : undefined;
-      const before = this.state.byId[input.sessionId];
+      const logged = input.kind === "start" || sessionIn(this.state, input.sessionId) !== undefined ? this.journal(input, at) : undefined;
+      const before = sessionIn(this.state, input.sessionId);
       // In place: the record is this host's own, and copying it per input grows with the live sessions.
       const { session: after, effects } = stepSession(before, input, at);
       if (after !== undefined) this.state.byId[after.id] = after;
@@ -633,7 +634,7 @@ export class SessionHost {
 
   /** Moves a completed session from memory to the archive. */
   private archive(sessionId: string): void {
-    const session = this.state.byId[sessionId];
+    const session = sessionIn(this.state, sessionId);
     if (!session || !this.options.journal) return;
     try {
       this.options.journal.archive(session);
@@ -655,7 +656,7 @@ export class SessionHost {
     // carried out, and inputs are applied one after another, never inside each other.
     const onStart = (): void =>
       queueMicrotask(() => {
-        const session = this.state.byId[effect.sessionId];
+        const session = sessionIn(this.state, effect.sessionId);
         if (session?.settings.validationClockStartsInWorker && session.phase === "validating" && session.analysingVersion === effect.version) {
           this.apply({ kind: "analysis-started", sessionId: effect.sessionId, version: effect.version });
         }

@@ -3,7 +3,7 @@
  * (`step`, as the host applied them and as `replay` does), so an archived session's
  * timeline comes from the same `SessionStep`s a live one's does.
  */
-import { emptySessions, step } from "../session/step.js";
+import { emptySessions, sessionIn, step } from "../session/step.js";
 import type { SessionStep } from "../shell/session-host.js";
 import type { StoredEvent } from "../store/records.js";
 
@@ -11,7 +11,7 @@ export function stepsFromEvents(events: Iterable<Pick<StoredEvent, "input" | "at
   let state = emptySessions();
   const steps: SessionStep[] = [];
   for (const { input, at } of events) {
-    const before = state.byId[input.sessionId];
+    const before = sessionIn(state, input.sessionId);
     let result: ReturnType<typeof step>;
     try {
       result = step(state, input, at);
@@ -20,7 +20,7 @@ export function stepsFromEvents(events: Iterable<Pick<StoredEvent, "input" | "at
       continue;
     }
     state = result.state;
-    steps.push({ at, input, before, after: state.byId[input.sessionId], effects: result.effects });
+    steps.push({ at, input, before, after: sessionIn(state, input.sessionId), effects: result.effects });
   }
   return steps;
 }
