@@ -90,7 +90,7 @@ function instantAgent(occupant: Occupant): void {
     if (type === `${MFR}ModelContributionRequest`) {
       void occupant.say(`Contribution for ${sessionId}.`, { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, { sessionId });
     } else if (type === `${MFR}SolutionRequest`) {
-      // Once: serialising every 43 KiB request again, five agents a session, was a third of this bench's own CPU in a burst.
+      // Once: serialising every 43 KiB request again, five agents a session, was about a tenth of this bench's own CPU in a burst.
       if (solutionRequestChars === 0) solutionRequestChars = stanza.toString().length;
       const proposal = { messageType: `${MFR}SolutionProposal`, sessionId, solution: { success: true, message: `Plan by ${occupant.nick}.`, plan: [`move-${occupant.nick}-0(truck-${occupant.nick}-0)`] } };
       void occupant.say(`Proposal for ${sessionId}.`, { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify(proposal), messageType: `${MFR}SolutionProposal` });
