@@ -37,7 +37,7 @@ import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/loca
 import { syntheticContribution } from "../src/model/synthetic.js";
 import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
-import { Occupant, type Element } from "./load/occupant.js";
+import { Occupant, type Element } from "./support/occupant.js";
 import { SessionRecording, StandIn } from "./load/stand-in.js";
 
 

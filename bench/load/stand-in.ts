@@ -10,7 +10,7 @@
  */
 import { xml } from "@xmpp/client";
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
-import type { Element, Occupant } from "./occupant.js";
+import type { Element, Occupant } from "../support/occupant.js";
 
 /** The protocol messages a session's coordinator sent, in order, as the room delivered them. */
 export class SessionRecording {

@@ -17,14 +17,11 @@
  *
  * Talks to the parent over IPC: it receives one `RoomPlan` and sends `RoomReport`s.
  */
-import { client, xml, type Client } from "@xmpp/client";
+import { xml } from "@xmpp/client";
 import { realisticModel, AGENTS } from "../pipeline/realistic-model.js";
 import { turtleWireBytes } from "../../src/protocol/model-parts.js";
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
-import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
-import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
-
-type Element = ReturnType<typeof xml>;
+import { Occupant } from "../support/occupant.js";
 
 export interface RoomPlan {
   service: string;
@@ -58,52 +55,11 @@ function report(r: RoomReport): void {
   process.send?.(r);
 }
 
-class Occupant {
-  readonly xmpp: Client;
-  onMessage: (stanza: Element) => void = () => undefined;
-  readonly present = new Set<string>();
-
-  constructor(plan: RoomPlan, readonly nick: string) {
-    const account = plan.accounts[nick];
-    if (!account) throw new Error(`no account for ${nick}`);
-    this.xmpp = client({ service: plan.service, domain: plan.domain, username: account.username, password: account.password, resource: nick });
-    this.xmpp.on("error", () => undefined);
-    feedParserInWholeTexts(this.xmpp);
-    sendWithoutDelay(this.xmpp);
-    this.xmpp.on("stanza", (stanza: Element) => {
-      if (stanza.is("presence")) {
-        const from = String(stanza.attrs.from ?? "");
-        const who = from.slice(from.indexOf("/") + 1);
-        if (stanza.attrs.type === "unavailable") this.present.delete(who);
-        else this.present.add(who);
-      } else if (stanza.is("message") && !String(stanza.attrs.from).endsWith(`/${this.nick}`)) {
-        this.onMessage(stanza);
-      }
-    });
-  }
-
-  async connect(): Promise<void> {
-    await this.xmpp.start();
-    await this.xmpp.send(xml("presence"));
-  }
-
-  async join(room: string): Promise<void> {
-    await this.xmpp.start();
-    await this.xmpp.send(xml("presence"));
-    await this.xmpp.send(xml("presence", { to: `${room}/${this.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
-  }
-
-  say(room: string, body: string, payload?: { mode: string; mime: string; content: string; messageType?: string }, siblings: Record<string, string> = {}): Promise<void> {
-    return this.xmpp.send(
-      xml(
-        "message",
-        { to: room, type: "groupchat" },
-        xml("body", {}, body),
-        ...(payload ? [xml("payload", { xmlns: LINGUE, mode: payload.mode, mime: payload.mime, ...(payload.messageType ? { messageType: payload.messageType } : {}) }, payload.content)] : []),
-        ...Object.entries(siblings).map(([name, value]) => xml(name, { xmlns: LINGUE }, value)),
-      ),
-    );
-  }
+/** One of the plan's accounts, as a client of the plan's room. */
+function occupant(plan: RoomPlan, nick: string): Occupant {
+  const account = plan.accounts[nick];
+  if (!account) throw new Error(`no account for ${nick}`);
+  return new Occupant(plan, account.username, account.password, plan.room, nick);
 }
 
 /**
@@ -136,14 +92,13 @@ export function contributionParts(turtle: string, partBytes: number): string[] {
 async function runAgents(plan: RoomPlan): Promise<void> {
   const model = realisticModel(plan.triples, 20260615, { defects: false });
   const partsOf = new Map(model.contributions.map((c) => [c.agent as string, contributionParts(c.turtle, plan.partBytes)]));
-  const agents = AGENTS.map((nick) => new Occupant(plan, nick));
-  const starter = new Occupant(plan, STARTER);
+  const agents = AGENTS.map((nick) => occupant(plan, nick));
+  const starter = occupant(plan, STARTER);
 
   for (const agent of agents) {
     const parts = partsOf.get(agent.nick) ?? [];
     let proposed = false;
     agent.onMessage = (stanza) => {
-      if (stanza.attrs.type !== "groupchat") return;
       const payload = stanza.getChild("payload", LINGUE);
       if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
       const type = String(payload.attrs.messageType ?? "");
@@ -151,7 +106,7 @@ async function runAgents(plan: RoomPlan): Promise<void> {
         const sessionId = stanza.getChild("sessionId", LINGUE)?.text() ?? "";
         void (async () => {
           for (const [i, part] of parts.entries()) {
-            await agent.say(plan.room, `Contribution for ${sessionId}, part ${i + 1} of ${parts.length}.`, { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: part }, { sessionId, modelPart: `${i + 1}/${parts.length}` });
+            await agent.say(`Contribution for ${sessionId}, part ${i + 1} of ${parts.length}.`, { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: part }, { sessionId, modelPart: `${i + 1}/${parts.length}` });
           }
           report({ kind: "contributed", agent: agent.nick, parts: parts.length });
         })();
@@ -160,40 +115,40 @@ async function runAgents(plan: RoomPlan): Promise<void> {
         const json = JSON.parse(payload.text()) as { sessionId: string; modelParts?: number };
         if (agent.nick === AGENTS[0]) report({ kind: "solution-request", modelParts: json.modelParts ?? 0 });
         const proposal = { messageType: `${MFR}SolutionProposal`, sessionId: json.sessionId, solution: { success: true, message: `Plan by ${agent.nick}.`, plan: [`deliver-0(v0, parcel0, p0)`] } };
-        void agent.say(plan.room, `Proposal for ${json.sessionId}.`, { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify(proposal), messageType: `${MFR}SolutionProposal` });
+        void agent.say(`Proposal for ${json.sessionId}.`, { mode: Mode.ModelNegotiation, mime: "application/json", content: JSON.stringify(proposal), messageType: `${MFR}SolutionProposal` });
       }
     };
   }
 
   starter.onMessage = (stanza) => {
     const payload = stanza.getChild("payload", LINGUE);
-    if (stanza.attrs.type === "groupchat" && payload?.attrs.messageType === `${MFR}SessionComplete`) {
+    if (payload?.attrs.messageType === `${MFR}SessionComplete`) {
       const json = JSON.parse(payload.text()) as { status: string; reason?: string };
       report({ kind: "complete", status: json.status, reason: json.reason ?? null });
     }
   };
 
-  for (const o of [starter, ...agents]) await o.join(plan.room);
+  for (const o of [starter, ...agents]) await o.join();
   for (const agent of agents) {
     // Peers announce themselves; the coordinator learns from protocol traffic who is an agent.
-    await agent.say(plan.room, `${agent.nick} ready`, { mode: Mode.HumanChat, mime: "text/plain", content: `${agent.nick} ready` });
+    await agent.say(`${agent.nick} ready`, { mode: Mode.HumanChat, mime: "text/plain", content: `${agent.nick} ready` });
   }
   report({ kind: "ready", parts: [...partsOf.values()].reduce((n, p) => n + p.length, 0), contributedTriples: model.writtenTriples });
   process.on("message", (m: { kind: string; problem?: string }) => {
-    if (m.kind === "start") void starter.say(plan.room, `mfr-start ${m.problem ?? "deliver every parcel"}`);
+    if (m.kind === "start") void starter.say(`mfr-start ${m.problem ?? "deliver every parcel"}`);
     if (m.kind === "stop") process.exit(0);
   });
 }
 
 async function runProbers(plan: RoomPlan): Promise<void> {
-  const people = PROBERS.map((nick) => new Occupant(plan, nick));
+  const people = PROBERS.map((nick) => occupant(plan, nick));
   const helpReply = `${plan.coordinatorNick} runs Model-First Reasoning sessions.`;
   // Each person has one question out at a time at most (every 600 ms each); answers come back in order.
   const questions = new Map<Occupant, number[]>();
   for (const person of people) {
     const asked: number[] = [];
     questions.set(person, asked);
-    person.onMessage = (stanza) => {
+    person.onDirect = (stanza) => {
       if (stanza.attrs.type !== "chat" || !(stanza.getChildText("body") ?? "").startsWith(helpReply)) return;
       const sentAt = asked.shift();
       if (sentAt !== undefined) report({ kind: "help", at: Date.now(), latencyMs: performance.now() - sentAt });

@@ -1,21 +1,31 @@
 /**
- * A room occupant of the load bench on its own connection (bench/load.ts, bench/load/stand-in.ts).
+ * A bench's client of one room on its own connection (bench/load.ts, bench/load/stand-in.ts,
+ * bench/stalls/room.ts): it hears the room's messages and its own 1:1 chats apart, and keeps
+ * who is present.
  */
 import { client, xml, type Client } from "@xmpp/client";
-import type { LocalProsody } from "../../src/localserver/index.js";
 import { LINGUE } from "../../src/protocol/vocab.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
 
 export type Element = ReturnType<typeof xml>;
 
-/** A room occupant on its own connection; everything it hears goes to `onMessage`. */
+/** Where the server is: a started LocalProsody, or the plan a child process was given. */
+export interface ServerAddress {
+  service: string;
+  domain: string;
+}
+
+/** A room occupant on its own connection. */
 export class Occupant {
   readonly xmpp: Client;
+  /** What others say in the room. */
   onMessage: (stanza: Element) => void = () => undefined;
+  /** Any other message: 1:1 chats, private messages through the room. */
+  onDirect: (stanza: Element) => void = () => undefined;
   readonly present = new Set<string>();
 
-  constructor(server: LocalProsody, username: string, password: string, readonly room: string, readonly nick: string) {
+  constructor(server: ServerAddress, username: string, password: string, readonly room: string, readonly nick: string) {
     this.xmpp = client({ service: server.service, domain: server.domain, username, password, resource: nick });
     // The library's parser is quadratic on a stanza that arrives in several chunks (text-feed.ts):
     // without this, the agents' own reading of each SolutionRequest would count as the coordinator's.
@@ -28,15 +38,21 @@ export class Occupant {
         const nickOf = from.slice(from.indexOf("/") + 1);
         if (stanza.attrs.type === "unavailable") this.present.delete(nickOf);
         else this.present.add(nickOf);
-      } else if (stanza.is("message") && stanza.attrs.type === "groupchat" && !String(stanza.attrs.from).endsWith(`/${this.nick}`)) {
-        this.onMessage(stanza);
+      } else if (stanza.is("message") && !String(stanza.attrs.from).endsWith(`/${this.nick}`)) {
+        if (stanza.attrs.type === "groupchat") this.onMessage(stanza);
+        else this.onDirect(stanza);
       }
     });
   }
 
-  async join(): Promise<void> {
+  /** Online, in no room. */
+  async connect(): Promise<void> {
     await this.xmpp.start();
     await this.xmpp.send(xml("presence"));
+  }
+
+  async join(): Promise<void> {
+    await this.connect();
     await this.xmpp.send(xml("presence", { to: `${this.room}/${this.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
   }
 
