@@ -210,14 +210,66 @@ export class ModelStore implements QuadStore {
   /**
    * The distinct terms at one position of the quads, each once, as n3 lists them: graph by
    * graph (by id), and within a graph by term id (`byTermOrder`) or in the quads' own order.
+   * Most look-ups (a SHACL path from one node, a class's instances) find quads already in
+   * that order, from a bucket sorted by graph and then by the wanted term: those are neither
+   * sorted again nor put through a set (they were 10 % of a small model's analysis).
    */
   private distinct(found: Int32Array, column: Int32Array, byTermOrder: boolean): Term[] {
+    if (found.length === 0) return [];
+    if (found.length === 1) return [this.terms[column[found[0] as number] as number] as Term];
+    if (byTermOrder && this.inGraphThenIdOrder(found, column)) return this.sortedDistinct(found, column);
     const ids = byTermOrder ? this.byGraphThenId(found, column) : found.map((i) => column[i] as number);
     const seen = new Set<number>();
     const terms: Term[] = [];
     for (const id of ids) {
       if (seen.has(id)) continue;
       seen.add(id);
+      terms.push(this.terms[id] as Term);
+    }
+    return terms;
+  }
+
+  /** Whether the quads' (graph, term at `column`) pairs never decrease. */
+  private inGraphThenIdOrder(found: Int32Array, column: Int32Array): boolean {
+    let lastGraph = -1;
+    let lastId = -1;
+    for (let k = 0; k < found.length; k++) {
+      const i = found[k] as number;
+      const graph = this.g[i] as number;
+      const id = column[i] as number;
+      if (graph < lastGraph || (graph === lastGraph && id < lastId)) return false;
+      lastGraph = graph;
+      lastId = id;
+    }
+    return true;
+  }
+
+  /**
+   * The distinct terms of quads in (graph, term) order: a repeat within a graph is next to
+   * its first, so only a term seen in an earlier graph needs a set (made only then).
+   */
+  private sortedDistinct(found: Int32Array, column: Int32Array): Term[] {
+    const terms: Term[] = [];
+    let earlierGraphs: Set<number> | undefined;
+    let thisGraph: number[] = [];
+    let graph = -1;
+    let last = -1;
+    for (let k = 0; k < found.length; k++) {
+      const i = found[k] as number;
+      const id = column[i] as number;
+      if (this.g[i] !== graph) {
+        if (graph !== -1) {
+          earlierGraphs ??= new Set<number>();
+          for (const seen of thisGraph) earlierGraphs.add(seen);
+          thisGraph = [];
+        }
+        graph = this.g[i] as number;
+        last = -1;
+      }
+      if (id === last) continue;
+      last = id;
+      if (earlierGraphs?.has(id)) continue;
+      thisGraph.push(id);
       terms.push(this.terms[id] as Term);
     }
     return terms;
