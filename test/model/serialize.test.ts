@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { Parser } from "n3";
-import type { Quad } from "n3";
+import fc from "fast-check";
+import { DataFactory, Parser, Writer } from "n3";
+import type { Quad, Quad_Graph, Quad_Object, Quad_Predicate, Quad_Subject } from "n3";
 import { mergeContributions, problemModelIriFor } from "../../src/model/merge.js";
 import { parseContribution } from "../../src/model/parse.js";
-import { modelForSolvers, modelToTrig, modelToTurtle } from "../../src/model/serialize.js";
+import { IriMemoWriter, modelForSolvers, modelToTrig, modelToTurtle, sessionPrefixes } from "../../src/model/serialize.js";
 import { tripleKey } from "../../src/model/triples.js";
 import { BASE_IRI, COORDINATOR_GRAPH, fixture, graphOf } from "./helpers.js";
 
@@ -57,5 +58,55 @@ describe("modelForSolvers", () => {
     const written = modelForSolvers(model.store);
     expect(written.turtle).toBe(modelToTurtle(model.store));
     expect(written.triples).toBe(new Set(model.store.getQuads(null, null, null, null).map(tripleKey)).size);
+  });
+});
+
+describe("IriMemoWriter", () => {
+  const { namedNode, blankNode, literal, quad, defaultGraph } = DataFactory;
+  // IRIs under the prefixes and not, IRIs that need escaping, that end where a prefix does, that look like prefixed names.
+  const iri = fc.constantFrom(
+    "http://purl.org/stuff/mfr/Entity",
+    "http://purl.org/stuff/mfr/",
+    "http://purl.org/stuff/mfr/has.dot",
+    "http://purl.org/stuff/mfr/ends.",
+    "https://mfr.example/s/#truck-1",
+    "https://mfr.example/s/#",
+    "https://mfr.example/s/other",
+    "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+    "http://www.w3.org/2001/XMLSchema#integer",
+    "http://example.org/with space",
+    "http://example.org/quote\"and>",
+    "mfr:looks-prefixed",
+    "urn:x",
+  ).map((value) => namedNode(value));
+  const subject = fc.oneof(iri, fc.constantFrom(blankNode("b0"), blankNode("b1")));
+  const object = fc.oneof(
+    iri,
+    subject,
+    fc.tuple(fc.string({ maxLength: 4 }), fc.option(iri, { nil: undefined })).map(([value, datatype]) => literal(value, datatype)),
+  );
+  const graph = fc.constantFrom<Quad_Graph>(defaultGraph(), namedNode("https://mfr.example/s/contribution/a"), namedNode("http://purl.org/stuff/mfr/g"));
+  const quads = fc.array(
+    fc.tuple(subject, iri, object, graph).map(([s, p, o, g]) => quad(s as Quad_Subject, p as Quad_Predicate, o as Quad_Object, g)),
+    { maxLength: 30 },
+  );
+  const written = (writer: Writer, input: Quad[]): string => {
+    writer.addQuads(input);
+    let text = "";
+    writer.end((error, result: string) => {
+      if (error) throw error;
+      text = result;
+    });
+    return text;
+  };
+
+  it("writes exactly what n3's Writer writes, in Turtle and TriG, however often an IRI recurs", () => {
+    const prefixes = sessionPrefixes("https://mfr.example/s/");
+    fc.assert(
+      fc.property(quads, fc.constantFrom("text/turtle", "application/trig"), (input, format) => {
+        expect(written(new IriMemoWriter({ prefixes, format }), input)).toBe(written(new Writer({ prefixes, format }), input));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
