@@ -96,8 +96,8 @@ export class ModelStore implements QuadStore {
    */
   private readonly seed = randomInt(2 ** 32) | 0;
   private readonly quadsPerGraph = new Map<number, number>();
-  /** Built for the quads there were at the last read; dropped by a write. */
-  private indexes: Indexes | undefined;
+  /** Those built for the quads there were at the last read; all dropped by a write. */
+  private indexes: Partial<Indexes> = {};
 
   constructor(quads: readonly Quad[] = []) {
     this.ids.set("", DEFAULT_GRAPH_ID);
@@ -137,7 +137,7 @@ export class ModelStore implements QuadStore {
     this.g[i] = g;
     this.table[slot] = i + 1;
     this.quadsPerGraph.set(g, (this.quadsPerGraph.get(g) ?? 0) + 1);
-    this.indexes = undefined;
+    if (this.indexes.bySubject !== undefined || this.indexes.byPredicate !== undefined || this.indexes.byObject !== undefined) this.indexes = {};
     return true;
   }
 
@@ -179,25 +179,43 @@ export class ModelStore implements QuadStore {
     return this.distinct(this.matching(subject, predicate, object, null), this.g, true) as Quad_Graph[];
   }
 
-  /** The indexes of the quads matching the pattern, in n3's order for that pattern. */
+  /**
+   * The indexes of the quads matching the pattern, in n3's order for that pattern. With one
+   * term bound and no other, its bucket is the answer as it stands (a view, not a copy).
+   */
   private matching(subject: RDF.Term | null, predicate: RDF.Term | null, object: RDF.Term | null, graph: RDF.Term | null): Int32Array {
     const s = isWildcard(subject) ? 0 : this.knownId(subject);
     const p = isWildcard(predicate) ? 0 : this.knownId(predicate);
     const o = isWildcard(object) ? 0 : this.knownId(object);
     const g = isWildcard(graph) ? 0 : this.knownId(graph);
     if (s === undefined || p === undefined || o === undefined || g === undefined) return EMPTY;
-    const index = this.index();
     let candidates: Int32Array;
-    if (s !== 0) candidates = bucket(index.bySubject, s);
-    else if (p !== 0 && o !== 0) {
-      // With the subject free, both buckets list the matches by (graph, subject): take the smaller.
-      const byP = bucket(index.byPredicate, p);
-      const byO = bucket(index.byObject, o);
-      candidates = byP.length <= byO.length ? byP : byO;
-    } else if (p !== 0) candidates = bucket(index.byPredicate, p);
-    else if (o !== 0) candidates = bucket(index.byObject, o);
-    else if (g !== 0) candidates = graphRange(index.all, this.g, g);
-    else return index.all.slice();
+    let bound: number;
+    if (s !== 0) {
+      candidates = bucket(this.bySubject(), s);
+      bound = s;
+    } else if (p !== 0 && o !== 0) {
+      // With the subject free, both buckets list the matches by (graph, subject): the smaller
+      // when both indexes are there, else the one that is (the object's, if neither yet).
+      const { byPredicate, byObject } = this.indexes;
+      if (byPredicate === undefined) candidates = bucket(this.byObject(), o);
+      else if (byObject === undefined) candidates = bucket(byPredicate, p);
+      else {
+        const byP = bucket(byPredicate, p);
+        const byO = bucket(byObject, o);
+        candidates = byP.length <= byO.length ? byP : byO;
+      }
+      bound = -1;
+    } else if (p !== 0) {
+      candidates = bucket(this.byPredicate(), p);
+      bound = p;
+    } else if (o !== 0) {
+      candidates = bucket(this.byObject(), o);
+      bound = o;
+    } else if (g !== 0) return graphRange(this.all(), this.g, g);
+    else return this.all().slice();
+    // Only the bucket's own term bound: every quad in it matches.
+    if (bound !== -1 && (s !== 0 ? 1 : 0) + (p !== 0 ? 1 : 0) + (o !== 0 ? 1 : 0) + (g !== 0 ? 1 : 0) === 1) return candidates;
     let kept = 0;
     const out = new Int32Array(candidates.length);
     for (const i of candidates) {
@@ -335,23 +353,34 @@ export class ModelStore implements QuadStore {
     return slot;
   }
 
-  private index(): Indexes {
-    if (this.indexes !== undefined) return this.indexes;
-    const n = this.count;
-    const width = this.terms.length;
-    const s = this.s.subarray(0, n);
-    const p = this.p.subarray(0, n);
-    const o = this.o.subarray(0, n);
-    const g = this.g.subarray(0, n);
-    const identity = new Int32Array(n);
-    for (let i = 0; i < n; i++) identity[i] = i;
-    // Least significant key first; each counting sort is stable, so the earlier keys break ties.
-    const bySubject = sortedBy(identity, [o, p, g, s], width);
-    const byPredicate = sortedBy(identity, [s, o, g, p], width);
-    const byObject = sortedBy(identity, [p, s, g, o], width);
-    const all = countingSort(bySubject.quads, g, width).order;
-    this.indexes = { bySubject, byPredicate, byObject, all };
-    return this.indexes;
+  // Each index is built on the first look-up that needs it, after any write: checking one
+  // contribution, or finding the items to link, reads one or two of the four.
+
+  private bySubject(): Buckets {
+    return (this.indexes.bySubject ??= sortedBy(this.identity(), [this.column(this.o), this.column(this.p), this.column(this.g), this.column(this.s)], this.terms.length));
+  }
+
+  private byPredicate(): Buckets {
+    return (this.indexes.byPredicate ??= sortedBy(this.identity(), [this.column(this.s), this.column(this.o), this.column(this.g), this.column(this.p)], this.terms.length));
+  }
+
+  private byObject(): Buckets {
+    return (this.indexes.byObject ??= sortedBy(this.identity(), [this.column(this.p), this.column(this.s), this.column(this.g), this.column(this.o)], this.terms.length));
+  }
+
+  private all(): Int32Array {
+    return (this.indexes.all ??= countingSort(this.bySubject().quads, this.column(this.g), this.terms.length).order);
+  }
+
+  /** The quads' positions in the order they were added. */
+  private identity(): Int32Array {
+    const identity = new Int32Array(this.count);
+    for (let i = 0; i < this.count; i++) identity[i] = i;
+    return identity;
+  }
+
+  private column(values: Int32Array): Int32Array {
+    return values.subarray(0, this.count);
   }
 }
 
