@@ -13,7 +13,7 @@ import type { OpenFileOptions } from "./database-file.js";
 import { corrupted, errorCode, StoreError, unwritable } from "./errors.js";
 import { acquireProcessLock } from "./process-lock.js";
 import type { ProcessLock } from "./process-lock.js";
-import { archiveRecordOf, isCompletionStatus } from "./records.js";
+import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "./records.js";
 import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import type { EvidenceRow } from "../catalog/evidence.js";
@@ -210,7 +210,7 @@ export class SessionStore {
       startedAt: record.startedAt,
       completedAt: record.completedAt,
       archivedAt: this.now(),
-      session: this.durable.encode(record.id, record.session),
+      session: this.durable.encode(record.id, archivedForm(record.session)),
     });
     this.durable.forget(record.id);
   }
@@ -223,7 +223,7 @@ export class SessionStore {
   archivedRecord(id: SessionId): ArchivedSession | undefined {
     const row = this.statements.archived.get(id) as ArchivedRow | undefined;
     if (!row) return undefined;
-    return { ...this.summaryOf(row), session: this.parse<Session>(row.id, row.session, `archived session ${row.id}`) };
+    return { ...this.summaryOf(row), session: fromArchivedForm(this.parse<Session>(row.id, row.session, `archived session ${row.id}`)) };
   }
 
   /** Newest first by start (as mfr-list shows them); pass `before` to page on. A bare number is the limit. */

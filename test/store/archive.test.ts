@@ -1,4 +1,7 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Driver, conforming, contributionInput, ok, proposalInput, startInput } from "../support/session-fixtures.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { archiveRecordOf } from "../../src/store/records.js";
 import { T0, cancel, completedSession, contribution, start, tempDir } from "./helpers.js";
@@ -34,6 +37,34 @@ describe("the archive", () => {
     expect(store.archivedSession("a")).toEqual(JSON.parse(JSON.stringify(session)));
     expect(store.archivedRecord("a")).toMatchObject({ id: "a", status: "cancelled", startedAt: T0, completedAt: T0 + 42, problem: session.problem });
     expect(store.archivedSession("missing")).toBeUndefined();
+    store.close();
+  });
+
+  it("holds a solved session's model once, however often the session refers to it, and gives it back as it was", () => {
+    const dir = tempDir();
+    const store = SessionStore.open(dir);
+    const id = "amber-fox-42";
+    const modelTurtle = `@prefix mfr: <http://purl.org/stuff/mfr/> .\n<#model-only-here> a mfr:Entity .\n`;
+    const driver = new Driver(T0);
+    driver.feed(startInput({ sessionId: id, expectedAgents: ["alice"] }), T0);
+    driver.feed(contributionInput(id, "alice"), T0 + 1000);
+    driver.feed({ kind: "analysis", sessionId: id, version: driver.lastAnalyse(id).version, outcome: ok(conforming({ modelTurtle })) }, T0 + 2000);
+    driver.feed(proposalInput(id, "alice"), T0 + 3000);
+    const session = driver.session(id);
+    expect(session.phase).toBe("complete");
+    // The core's session refers to one analysis from two places: the model and its last validation.
+    expect(session.model?.modelTurtle).toBe(modelTurtle);
+    store.archive(session);
+
+    const db = new Database(join(dir, "mfr-coordinator.sqlite"), { readonly: true });
+    const row = db.prepare("SELECT session FROM archived_sessions WHERE id = ?").get(id) as { session: string };
+    db.close();
+    expect(row.session.split("model-only-here").length - 1).toBe(1);
+    const back = store.archivedSession(id);
+    expect(back).toEqual(JSON.parse(JSON.stringify(session)));
+    // Put back as the core had it: one object in both places.
+    const last = back?.validations.at(-1)?.outcome;
+    expect(last?.ok === true && last.analysis === back?.model).toBe(true);
     store.close();
   });
 
