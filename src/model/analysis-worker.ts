@@ -21,6 +21,7 @@ import { replyMessages, type ReplyPiece } from "./reply-pieces.js";
 import { summariseFormalModel, type FormalModel } from "../formal/index.js";
 import { checkPlan } from "../session/plan-check.js";
 import { FormalModelCache } from "./formal-cache.js";
+import { CHECK_BLANK_PREFIX, ParsedContributions } from "./parsed-contributions.js";
 
 const port = parentPort;
 if (port === null) throw new Error("analysis-worker.ts must run as a worker thread");
@@ -35,10 +36,13 @@ function checkContribution(request: CheckRequest): ContributionCheck {
     baseIri: request.baseIri,
     graphIri: request.graphIri,
     maxTriples: request.maxTriples,
+    blankNodePrefix: CHECK_BLANK_PREFIX,
   });
   if (!outcome.ok) return outcome;
   const oversized = oversizedStatement(outcome.quads, request.maxStatementBytes, request.skolemBase);
   if (oversized) return { ok: false, error: oversized };
+  // The session's validation, which usually follows soon, takes these instead of parsing the text again.
+  parsedContributions.remember(request.baseIri, request.graphIri, request.turtle, outcome.quads);
   return { ok: true, tripleCount: outcome.tripleCount, counts: countItems(store, request.graphIri) };
 }
 
@@ -83,7 +87,7 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     if (request.kind === "verify") {
       return { id: request.id, kind: "verified", verification: checkPlan(formalModelFor(request), request.claim) };
     }
-    const { formal, ...analysis } = await analyseModel(request.job, shapes);
+    const { formal, ...analysis } = await analyseModel(request.job, shapes, parsedContributions);
     // Splitting a large model takes as long as validating it: here, not on the main thread.
     const modelSplits = splitsAhead(analysis.modelTurtle, request.splits ?? []);
     const { sessionId } = request.job;
@@ -113,6 +117,7 @@ let shapes: Store;
 let blobs: BlobWriter | undefined;
 let blobReader: BlobReader | undefined;
 const formalModels = new FormalModelCache();
+const parsedContributions = new ParsedContributions();
 try {
   shapes = loadShapes((workerData as WorkerSetup).shapesPath);
 } catch (error) {

@@ -8,7 +8,8 @@ import { MFR } from "../protocol/vocab.js";
 import type { Store } from "n3";
 import { ModelStore } from "./quad-store.js";
 import type { PrecomputedSplit } from "../protocol/split-memo.js";
-import { parseInto } from "./parse.js";
+import { addParsed, parseInto } from "./parse.js";
+import type { ParsedContributions } from "./parsed-contributions.js";
 import type { ParseError } from "./parse.js";
 import { completeMerge, countItemsByAgent, problemModelIriFor } from "./merge.js";
 import type { ContributionGraph, ItemCounts } from "./merge.js";
@@ -50,9 +51,13 @@ export interface ModelAnalysis {
   modelSplits?: PrecomputedSplit[];
 }
 
-export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<ModelAnalysis> {
+/**
+ * `parsed`: the contributions the worker checked and still holds as parsed; any it holds
+ * are not parsed again (the result is the same either way).
+ */
+export async function analyseModel(job: AnalysisJob, shapes: Store, parsed?: ParsedContributions): Promise<ModelAnalysis> {
   const store = new ModelStore();
-  const { graphs, parseErrors, formal } = readContributions(store, job);
+  const { graphs, parseErrors, formal } = readContributions(store, job, parsed);
   const problemModelIri = problemModelIriFor(job.baseIri);
   const model = completeMerge(
     store,
@@ -84,11 +89,11 @@ export async function analyseModel(job: AnalysisJob, shapes: Store): Promise<Mod
  * model read from the quads the formal reader needs. Those quads are let go on return,
  * before the model is validated and written (some 100 MiB at 1M triples).
  */
-function readContributions(store: ModelStore, job: AnalysisJob): { graphs: ContributionGraphName[]; parseErrors: ModelAnalysis["parseErrors"]; formal: FormalModel } {
+function readContributions(store: ModelStore, job: AnalysisJob, held: ParsedContributions | undefined): { graphs: ContributionGraphName[]; parseErrors: ModelAnalysis["parseErrors"]; formal: FormalModel } {
   const parsed: ContributionGraph[] = [];
   const parseErrors: ModelAnalysis["parseErrors"] = [];
   job.contributions.forEach((contribution, index) => {
-    const outcome = parseInto(store, contribution.turtle, {
+    const options = {
       baseIri: job.baseIri,
       graphIri: contribution.graphIri,
       maxTriples: job.maxTriplesPerContribution,
@@ -96,7 +101,9 @@ function readContributions(store: ModelStore, job: AnalysisJob): { graphs: Contr
       blankNodePrefix: `c${index}_`,
       // Only what the formal reader reads is kept beyond the parse (most of a model is not).
       keep: isReadByFormalModel,
-    });
+    };
+    const quads = held?.reuse(job.baseIri, contribution.graphIri, contribution.turtle, options.blankNodePrefix);
+    const outcome = quads !== undefined ? addParsed(store, quads, options) : parseInto(store, contribution.turtle, options);
     if (outcome.ok) parsed.push({ agent: contribution.agent, graphIri: contribution.graphIri, quads: outcome.quads });
     else parseErrors.push({ agent: contribution.agent, error: outcome.error });
   });

@@ -5,8 +5,8 @@
  * closed pool, a full queue — comes back as `{ ok: false }`, never as a rejected promise.
  *
  * Jobs wait in one line and each thread runs one at a time, so a free thread takes the next
- * job: the least busy thread always gets the work. Checks of single contributions and of plans
- * go before validations (they are short, and a window waits for them). Jobs with the same `key` (a session's) run
+ * job: the least busy thread always gets the work. Small validations go first, then checks of
+ * single contributions and of plans, then larger validations (see `JobRank`). Jobs with the same `key` (a session's) run
  * in the order they were asked for, never two at once, so a later analysis of a session never
  * overtakes an earlier one. A job's clock starts when a thread begins it (not while it waits
  * in line, nor while a fresh thread loads), and `onStart` says when that is, so the session's
@@ -65,6 +65,7 @@ type Outcome = { ok: true; reply: WorkerReply } | JobFailure;
 
 interface Job {
   request: WorkerRequest;
+  rank: JobRank;
   key: string | undefined;
   onStart: (() => void) | undefined;
   settle: (outcome: Outcome) => void;
@@ -119,6 +120,27 @@ export function analysisWorkerScript(): string {
     ? new URL("./analysis-worker.js", here)
     : new URL("../../dist/src/model/analysis-worker.js", here);
   return fileURLToPath(script);
+}
+
+/**
+ * The order jobs run in, lowest first:
+ * 0. a small validation (at most SMALL_VALIDATION_CHARS of Turtle): it takes about as long
+ *    as a few checks, and run at once, just after its contributions were checked, it reuses
+ *    them as the worker parsed them (parsed-contributions.ts) and completes its session;
+ * 1. short jobs (checks of contributions and of plans): a window waits for them;
+ * 2. a larger validation: it takes far longer, and its clock only starts when it begins, so
+ *    short jobs never queue behind it.
+ */
+type JobRank = 0 | 1 | 2;
+
+/** About 7k triples of Turtle: a validation of tens of milliseconds. */
+export const SMALL_VALIDATION_CHARS = 256 * 1024;
+
+function rankOf(request: WorkerRequest): JobRank {
+  if (request.kind !== "analyse") return 1;
+  let chars = 0;
+  for (const c of request.job.contributions) chars += c.turtle.length;
+  return chars <= SMALL_VALIDATION_CHARS ? 0 : 2;
 }
 
 export class ModelWorker {
@@ -198,7 +220,7 @@ export class ModelWorker {
       return Promise.resolve({ ok: false, error: `the model workers are busy (${this.queue.length} jobs waiting, the most allowed); try again in a moment` });
     }
     return new Promise((resolve) => {
-      this.queue.push({ request, key: options.key, onStart: options.onStart, settle: resolve });
+      this.queue.push({ request, rank: rankOf(request), key: options.key, onStart: options.onStart, settle: resolve });
       this.pump();
     });
   }
@@ -223,26 +245,23 @@ export class ModelWorker {
 
   /**
    * The next job to run: never one whose key has a job running or an earlier job waiting
-   * (order within a key is kept); among the others, short jobs first (checks of contributions
-   * and of plans), then the oldest. A short job takes milliseconds and a window waits for it,
-   * while a validation takes far longer and its clock only starts when it begins, so short
-   * jobs never queue behind validations.
+   * (order within a key is kept); among the others, by rank (see `rankOf`), then the oldest.
    */
   private nextRunnable(): number {
     if (this.queue.length === 0) return -1;
     const blocked = new Set<string>();
     for (const thread of this.threads) if (thread.job?.key !== undefined) blocked.add(thread.job.key);
-    let firstRunnable = -1;
+    const firstOfRank = [-1, -1, -1];
     for (let i = 0; i < this.queue.length; i++) {
       const job = this.queue[i] as Job;
       if (job.key !== undefined) {
         if (blocked.has(job.key)) continue;
         blocked.add(job.key);
       }
-      if (job.request.kind !== "analyse") return i;
-      if (firstRunnable < 0) firstRunnable = i;
+      if (job.rank === 0) return i;
+      if (firstOfRank[job.rank] === -1) firstOfRank[job.rank] = i;
     }
-    return firstRunnable;
+    return firstOfRank[1] !== -1 ? (firstOfRank[1] as number) : (firstOfRank[2] as number);
   }
 
   /** A ready thread without a job, if there is one. */

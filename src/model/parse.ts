@@ -63,10 +63,18 @@ export function parseContribution(turtle: string, opts: ParseOptions): ParseOutc
  * it was.
  */
 export function parseInto(store: QuadStore, turtle: string, opts: ParseIntoOptions): ParseOutcome {
-  const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
   const read = readTurtle(turtle, opts);
   if (!read.ok) return read;
-  const { quads } = read;
+  return addParsed(store, read.quads, opts);
+}
+
+/**
+ * What `parseInto` does once the text is read: `quads` (a contribution's, as the parser made
+ * them, in its graph) into `store`, unless they are too many. For quads parsed earlier
+ * (parsed-contributions.ts).
+ */
+export function addParsed(store: QuadStore, quads: Quad[], opts: Pick<ParseIntoOptions, "graphIri" | "maxTriples" | "keep">): ParseOutcome {
+  const fresh = store.countQuads(null, null, null, DataFactory.namedNode(opts.graphIri)) === 0;
   // More quads than the limit may still be few enough triples: only then count them apart.
   const tooMany = quads.length > opts.maxTriples ? refusal(distinctTriples(quads).length, opts.maxTriples) : refusal(quads.length, opts.maxTriples);
   if (tooMany) return { ok: false, error: tooMany };

@@ -161,9 +161,27 @@ describe("ModelWorker as a pool", () => {
     const run = (name: string, key: string, work: ReturnType<typeof job>) =>
       pool.analyse(work, { key, onStart: () => events.push(`start ${name}`) }).then(() => events.push(`end ${name}`));
     await Promise.all([run("s1", "s", medium("alice")), run("s2", "s", small()), run("t1", "t", small())]);
+    expect(events.slice().sort()).toEqual(["end s1", "end s2", "end t1", "start s1", "start s2", "start t1"]);
     // s2 waits for s1 (same session) even though a thread was free: it begins as s1 settles
     // (in the same turn, just before s1's caller hears of it), never earlier; t1 does not wait.
-    expect(events).toEqual(["start s1", "start t1", "end t1", "start s2", "end s1", "end s2"]);
+    expect(events.indexOf("start s2")).toBe(events.indexOf("end s1") - 1);
+    expect(events.indexOf("end t1")).toBeLessThan(events.indexOf("end s1"));
+  });
+
+  it("runs small validations first, then checks, then larger validations, each kind oldest first", async () => {
+    const pool = modelWorker(20_000, defaultShapesPath(), { workers: 1 });
+    const started: string[] = [];
+    const onStart = (name: string) => ({ key: name, onStart: () => started.push(name) });
+    // All asked for before the one thread is ready, so the pool alone decides the order.
+    await Promise.all([
+      pool.analyse(medium("alice"), onStart("large 1")),
+      pool.check(check("<#a> a <http://purl.org/stuff/mfr/Entity> ."), onStart("check 1")),
+      pool.analyse(small(), onStart("small 1")),
+      pool.verify({ sessionId: "v", digest: "0".repeat(64), claim: { success: true, plan: [] } }, onStart("plan check")),
+      pool.analyse(medium("bob"), onStart("large 2")),
+      pool.analyse(small(), onStart("small 2")),
+    ]);
+    expect(started).toEqual(["small 1", "small 2", "check 1", "plan check", "large 1", "large 2"]);
   });
 
   it("survives a crashed thread: only its job fails, the others and later jobs are answered", async () => {
