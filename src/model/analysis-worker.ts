@@ -93,19 +93,25 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     const { sessionId } = request.job;
     const formalJson = JSON.stringify(formal);
     const digest = blobDigest(formalJson);
-    formalModels.remember(digest, formal, formalJson.length);
-    // The formal model always (plan checks in another thread and export read it by digest);
-    // the model's Turtle only when it is large enough not to be logged inline.
+    const summary = summariseFormalModel(formal, digest);
+    // Plans are checked only against a model with a formal part (verdictWithoutSimulation);
+    // one without is neither held here nor stored (export, if asked, reads it afresh from the
+    // contributions, and refuses it). Held, they were hundreds of models in a burst of small
+    // sessions; stored, a write of tens of KiB per session.
+    const checkable = summary.hasFormalPart;
+    if (checkable) formalModels.remember(digest, formal, formalJson.length);
+    // The formal model to check plans against (plan checks in another thread and export read it
+    // by digest); the model's Turtle only when it is large enough not to be logged inline.
     const stored = keep<StoredAnalysis>((b) => ({
       ...(worthABlob(analysis.modelTurtle) ? { modelTurtle: b.write(sessionId, analysis.modelTurtle) } : {}),
-      formal: b.write(sessionId, formalJson, digest),
+      ...(checkable ? { formal: b.write(sessionId, formalJson, digest) } : {}),
     }));
     const analysed: AnalysedModel = {
       ...analysis,
       ...(modelSplits.length > 0 ? { modelSplits } : {}),
-      formal: summariseFormalModel(formal, digest),
+      formal: summary,
       // Not stored: the main thread keeps the texts (the formal model's for the plan checks of this session).
-      ...(stored.stored === undefined ? { formalJson } : {}),
+      ...(checkable && stored.stored === undefined ? { formalJson } : {}),
     };
     return { id: request.id, kind: "analysed", analysis: analysed, ...stored };
   } catch (error) {

@@ -62,8 +62,8 @@ export interface VerifyRequest {
 export interface StoredAnalysis {
   /** Only for a model large enough to be kept as a blob (store/blobs.ts, `worthABlob`). */
   modelTurtle?: string;
-  /** The formal model as JSON. */
-  formal: string;
+  /** The formal model as JSON; only a model with a formal part (plans are checked against no other). */
+  formal?: string;
 }
 
 /** What the worker stored for a job, or why it could not (the job's result stands either way). */

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlobReader, worthABlob } from "../../src/store/blobs.js";
@@ -55,11 +55,19 @@ describe("ModelWorker", () => {
       expect(stored.modelTurtle).toBeUndefined();
       expect(worthABlob(large.analysis.modelTurtle)).toBe(true);
       expect(reader.text(sessionId, large.stored?.modelTurtle ?? "")).toBe(large.analysis.modelTurtle);
-      // The formal model is stored, and only its summary (naming the blob) comes back.
-      expect(stored.formal).toBe(analysed.analysis.formal.digest);
+      // A formal model plans can be checked against is stored, and only its summary (naming the blob) comes back.
+      const blocks = await worker.analyse(job([contribution("alice", readFileSync(new URL("../fixtures/formal/blocksworld.ttl", import.meta.url), "utf8"))]));
+      if (!blocks.ok) throw new Error(blocks.error);
+      expect(blocks.analysis.formal.hasFormalPart).toBe(true);
+      expect(blocks.stored?.formal).toBe(blocks.analysis.formal.digest);
+      expect(blocks.analysis.formalJson).toBeUndefined();
+      const formal = JSON.parse(reader.text(sessionId, blocks.stored?.formal ?? "") ?? "null") as FormalModel;
+      expect(summariseFormalModel(formal, blocks.analysis.formal.digest)).toEqual(blocks.analysis.formal);
+      // One without a formal part never has a plan checked against it: neither stored nor sent.
+      expect(analysed.analysis.formal.hasFormalPart).toBe(false);
+      expect(stored.formal).toBeUndefined();
       expect(analysed.analysis.formalJson).toBeUndefined();
-      const formal = JSON.parse(reader.text(sessionId, stored.formal) ?? "null") as FormalModel;
-      expect(summariseFormalModel(formal, stored.formal)).toEqual(analysed.analysis.formal);
+      expect(reader.text(sessionId, analysed.analysis.formal.digest)).toBeUndefined();
     } finally {
       store.close();
     }
