@@ -22,6 +22,7 @@ import type { Verification } from "../formal/index.js";
 import type { AnalysedModel, CheckRequest, ContributionCheck, NextPiece, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "./worker-protocol.js";
 import type { SplitKey } from "../protocol/split-memo.js";
 import { ReplyPieces, type ReplyPiece } from "./reply-pieces.js";
+import { JobQueue, type Rank } from "./job-queue.js";
 
 export type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest } from "./worker-protocol.js";
 
@@ -131,7 +132,7 @@ export function analysisWorkerScript(): string {
  * 2. a larger validation: it takes far longer, and its clock only starts when it begins, so
  *    short jobs never queue behind it.
  */
-type JobRank = 0 | 1 | 2;
+type JobRank = Rank;
 
 /** About 7k triples of Turtle: a validation of tens of milliseconds. */
 export const SMALL_VALIDATION_CHARS = 256 * 1024;
@@ -146,7 +147,7 @@ function rankOf(request: WorkerRequest): JobRank {
 export class ModelWorker {
   private readonly options: ModelWorkerOptions;
   private readonly size: number;
-  private readonly queue: Job[] = [];
+  private readonly queue = new JobQueue<Job>();
   private readonly threads = new Set<Thread>();
   private nextId = 1;
   private closed = false;
@@ -228,40 +229,22 @@ export class ModelWorker {
   /** Hands waiting jobs to free threads, starting threads up to the pool size as needed. */
   private pump(): void {
     if (this.closed) return;
-    for (;;) {
-      const index = this.nextRunnable();
-      if (index < 0) return;
+    while (this.queue.length > 0) {
+      // Never a job whose key has a job running or an earlier job waiting (order within a key
+      // is kept); among the others, by rank (see `rankOf`), then the oldest.
+      const running = new Set<string>();
+      for (const t of this.threads) if (t.job?.key !== undefined) running.add(t.job.key);
+      if (this.queue.next(running) === undefined) return;
       const thread = this.freeThread();
       // A "ready" message or a finished job will pump again.
       if (thread === null) {
         this.grow();
         return;
       }
-      const [job] = this.queue.splice(index, 1);
+      const job = this.queue.take(running);
       if (job === undefined) return;
       this.begin(thread, job);
     }
-  }
-
-  /**
-   * The next job to run: never one whose key has a job running or an earlier job waiting
-   * (order within a key is kept); among the others, by rank (see `rankOf`), then the oldest.
-   */
-  private nextRunnable(): number {
-    if (this.queue.length === 0) return -1;
-    const blocked = new Set<string>();
-    for (const thread of this.threads) if (thread.job?.key !== undefined) blocked.add(thread.job.key);
-    const firstOfRank = [-1, -1, -1];
-    for (let i = 0; i < this.queue.length; i++) {
-      const job = this.queue[i] as Job;
-      if (job.key !== undefined) {
-        if (blocked.has(job.key)) continue;
-        blocked.add(job.key);
-      }
-      if (job.rank === 0) return i;
-      if (firstOfRank[job.rank] === -1) firstOfRank[job.rank] = i;
-    }
-    return firstOfRank[1] !== -1 ? (firstOfRank[1] as number) : (firstOfRank[2] as number);
   }
 
   /** A ready thread without a job, if there is one. */
@@ -369,7 +352,7 @@ export class ModelWorker {
 
   /** Fails every job that waits for a thread (running jobs carry on). */
   private failWaiting(error: string): void {
-    for (const job of this.queue.splice(0)) job.settle({ ok: false, error });
+    for (const job of this.queue.drain()) job.settle({ ok: false, error });
   }
 
   /** Fails every job, running or waiting. */
