@@ -4,9 +4,9 @@
  * pings) and several sessions validate at once. Every failure — a job over its time budget, a crashed worker, a
  * closed pool, a full queue — comes back as `{ ok: false }`, never as a rejected promise.
  *
- * Jobs wait in one line and each thread runs one at a time, so a free thread takes the next
- * job: the least busy thread always gets the work. Small validations go first, then checks of
- * single contributions and of plans, then larger validations (see `JobRank`). Jobs with the same `key` (a session's) run
+ * Jobs wait in line (job-queue.ts) and each thread runs one at a time, so a free thread takes
+ * the next job: the least busy thread always gets the work. Small validations go first, then
+ * checks of single contributions and of plans, then larger validations (see `JobRank`). Jobs with the same `key` (a session's) run
  * in the order they were asked for, never two at once, so a later analysis of a session never
  * overtakes an earlier one. A job's clock starts when a thread begins it (not while it waits
  * in line, nor while a fresh thread loads), and `onStart` says when that is, so the session's
