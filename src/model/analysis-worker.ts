@@ -94,14 +94,13 @@ async function answer(request: WorkerRequest, shapes: Store): Promise<WorkerRepl
     const formalJson = JSON.stringify(formal);
     const digest = blobDigest(formalJson);
     const summary = summariseFormalModel(formal, digest);
-    // Plans are checked only against a model with a formal part (verdictWithoutSimulation);
-    // one without is neither held here nor stored (export, if asked, reads it afresh from the
-    // contributions, and refuses it). Held, they were hundreds of models in a burst of small
-    // sessions; stored, a write of tens of KiB per session.
+    // The formal model is held and stored (plan checks in another thread and export read it by
+    // digest) only when plans can be checked against it (verdictWithoutSimulation): one without
+    // a formal part, which export reads afresh and refuses, was hundreds of models held in a
+    // burst of small sessions and a write of tens of KiB each. The model's Turtle is stored
+    // only when it is large enough not to be logged inline.
     const checkable = summary.hasFormalPart;
     if (checkable) formalModels.remember(digest, formal, formalJson.length);
-    // The formal model to check plans against (plan checks in another thread and export read it
-    // by digest); the model's Turtle only when it is large enough not to be logged inline.
     const stored = keep<StoredAnalysis>((b) => ({
       ...(worthABlob(analysis.modelTurtle) ? { modelTurtle: b.write(sessionId, analysis.modelTurtle) } : {}),
       ...(checkable ? { formal: b.write(sessionId, formalJson, digest) } : {}),

@@ -5,7 +5,7 @@
  * quadratic.
  */
 
-/** Lower runs first (model-worker.ts, `JobRank`). */
+/** Lower runs first (model-worker.ts, `rankOf`). */
 export type Rank = 0 | 1 | 2;
 
 export interface Queued {

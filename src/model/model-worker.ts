@@ -6,7 +6,7 @@
  *
  * Jobs wait in line (job-queue.ts) and each thread runs one at a time, so a free thread takes
  * the next job: the least busy thread always gets the work. Small validations go first, then
- * checks of single contributions and of plans, then larger validations (see `JobRank`). Jobs with the same `key` (a session's) run
+ * checks of single contributions and of plans, then larger validations (see `rankOf`). Jobs with the same `key` (a session's) run
  * in the order they were asked for, never two at once, so a later analysis of a session never
  * overtakes an earlier one. A job's clock starts when a thread begins it (not while it waits
  * in line, nor while a fresh thread loads), and `onStart` says when that is, so the session's
@@ -66,7 +66,7 @@ type Outcome = { ok: true; reply: WorkerReply } | JobFailure;
 
 interface Job {
   request: WorkerRequest;
-  rank: JobRank;
+  rank: Rank;
   key: string | undefined;
   onStart: (() => void) | undefined;
   settle: (outcome: Outcome) => void;
@@ -123,8 +123,11 @@ export function analysisWorkerScript(): string {
   return fileURLToPath(script);
 }
 
+/** About 7k triples of Turtle: a validation of tens of milliseconds. */
+export const SMALL_VALIDATION_CHARS = 256 * 1024;
+
 /**
- * The order jobs run in, lowest first:
+ * The rank a job runs in, lowest first:
  * 0. a small validation (at most SMALL_VALIDATION_CHARS of Turtle): it takes about as long
  *    as a few checks, and run at once, just after its contributions were checked, it reuses
  *    them as the worker parsed them (parsed-contributions.ts) and completes its session;
@@ -132,12 +135,7 @@ export function analysisWorkerScript(): string {
  * 2. a larger validation: it takes far longer, and its clock only starts when it begins, so
  *    short jobs never queue behind it.
  */
-type JobRank = Rank;
-
-/** About 7k triples of Turtle: a validation of tens of milliseconds. */
-export const SMALL_VALIDATION_CHARS = 256 * 1024;
-
-function rankOf(request: WorkerRequest): JobRank {
+function rankOf(request: WorkerRequest): Rank {
   if (request.kind !== "analyse") return 1;
   let chars = 0;
   for (const c of request.job.contributions) chars += c.turtle.length;
@@ -234,11 +232,10 @@ export class ModelWorker {
       // is kept); among the others, by rank (see `rankOf`), then the oldest.
       const running = new Set<string>();
       for (const t of this.threads) if (t.job?.key !== undefined) running.add(t.job.key);
-      if (this.queue.next(running) === undefined) return;
       const thread = this.freeThread();
-      // A "ready" message or a finished job will pump again.
+      // A "ready" message or a finished job will pump again; a thread is started only for a job that could run.
       if (thread === null) {
-        this.grow();
+        if (this.queue.next(running) !== undefined) this.grow();
         return;
       }
       const job = this.queue.take(running);

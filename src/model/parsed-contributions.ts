@@ -17,7 +17,7 @@ import type { BlankNode, Quad, Quad_Object, Quad_Subject, Term } from "n3";
 /** The blank-node prefix a check parses with (parse.ts appends `_` and names anonymous nodes `ka_…`). */
 export const CHECK_BLANK_PREFIX = "k_";
 
-/** Entries kept, newest first out last. */
+/** Entries kept; the least recently used goes first. */
 const MAX_ENTRIES = 64;
 /** Quads kept in all: a large contribution is parsed again rather than held (memory at 1M triples). */
 const MAX_QUADS = 50_000;

@@ -190,11 +190,8 @@ export class ModelStore implements QuadStore {
     const g = isWildcard(graph) ? 0 : this.knownId(graph);
     if (s === undefined || p === undefined || o === undefined || g === undefined) return EMPTY;
     let candidates: Int32Array;
-    let bound: number;
-    if (s !== 0) {
-      candidates = bucket(this.bySubject(), s);
-      bound = s;
-    } else if (p !== 0 && o !== 0) {
+    if (s !== 0) candidates = bucket(this.bySubject(), s);
+    else if (p !== 0 && o !== 0) {
       // With the subject free, both buckets list the matches by (graph, subject): the smaller
       // when both indexes are there, else the one that is (the object's, if neither yet).
       const { byPredicate, byObject } = this.indexes;
@@ -205,17 +202,12 @@ export class ModelStore implements QuadStore {
         const byO = bucket(byObject, o);
         candidates = byP.length <= byO.length ? byP : byO;
       }
-      bound = -1;
-    } else if (p !== 0) {
-      candidates = bucket(this.byPredicate(), p);
-      bound = p;
-    } else if (o !== 0) {
-      candidates = bucket(this.byObject(), o);
-      bound = o;
-    } else if (g !== 0) return graphRange(this.all(), this.g, g);
+    } else if (p !== 0) candidates = bucket(this.byPredicate(), p);
+    else if (o !== 0) candidates = bucket(this.byObject(), o);
+    else if (g !== 0) return graphRange(this.all(), this.g, g);
     else return this.all().slice();
-    // Only the bucket's own term bound: every quad in it matches.
-    if (bound !== -1 && (s !== 0 ? 1 : 0) + (p !== 0 ? 1 : 0) + (o !== 0 ? 1 : 0) + (g !== 0 ? 1 : 0) === 1) return candidates;
+    // One term bound, the bucket's own: every quad in it matches.
+    if ((s !== 0 ? 1 : 0) + (p !== 0 ? 1 : 0) + (o !== 0 ? 1 : 0) + (g !== 0 ? 1 : 0) === 1) return candidates;
     let kept = 0;
     const out = new Int32Array(candidates.length);
     for (const i of candidates) {

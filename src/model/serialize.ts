@@ -69,6 +69,9 @@ export function modelToTrig(store: QuadQueries, prefixes: Record<string, string>
   return finish(writer);
 }
 
+/** n3's own way of writing an IRI or a blank node, which IriMemoWriter calls. */
+const encode = (Writer.prototype as unknown as { _encodeIriOrBlank(this: Writer, entity: Term): string })._encodeIriOrBlank;
+
 /**
  * n3's Writer, writing each IRI the way it first wrote it. n3 escapes an IRI and matches it
  * against every prefix (two regular expressions) each time it occurs; in a model the same
@@ -81,7 +84,6 @@ export class IriMemoWriter extends Writer {
 
   /** Overrides n3's (untyped) `_encodeIriOrBlank`: test/model/serialize.test.ts checks the output against n3's own. */
   _encodeIriOrBlank(entity: Term): string {
-    const encode = (Writer.prototype as unknown as { _encodeIriOrBlank(this: Writer, entity: Term): string })._encodeIriOrBlank;
     if (entity.termType !== "NamedNode") return encode.call(this, entity);
     let text = this.iris.get(entity.value);
     if (text === undefined) {
