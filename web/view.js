@@ -28,12 +28,17 @@
     return findings.length > 0 ? "info" : "";
   }
 
+  /** Draws started; a draw that finishes after a later one started is stale and dropped. */
+  let drawsStarted = 0;
+
   async function drawGraph() {
     const box = document.getElementById("model-graph");
     if (!box || typeof cytoscape !== "function") return;
+    const draw = ++drawsStarted;
     const answer = await fetch(box.dataset.src, { credentials: "same-origin" });
-    if (!answer.ok) return;
+    if (!answer.ok) throw new Error(`the server answered ${answer.status}`);
     const graph = await answer.json();
+    if (draw !== drawsStarted) return;
     if (view.cy) {
       view.cy.destroy();
       view.cy = null;
@@ -83,6 +88,18 @@
     box.dataset.state = "drawn";
   }
 
+  /** A graph that could not be fetched or drawn says so, and the next step of the session tries again. */
+  async function redrawGraph() {
+    try {
+      await drawGraph();
+    } catch (err) {
+      view.graphVersion = null;
+      const box = document.getElementById("model-graph");
+      if (box) box.dataset.state = "failed";
+      showState(`graph failed: ${err.message}`);
+    }
+  }
+
   function graphVersion() {
     const tables = document.getElementById("model-tables");
     return tables ? tables.dataset.graphVersion : null;
@@ -116,7 +133,7 @@
     document.body.dataset.refreshes = String(view.refreshes);
     if (graphVersion() !== view.graphVersion) {
       view.graphVersion = graphVersion();
-      await drawGraph();
+      await redrawGraph();
     }
     if (!fresh.body.dataset.events) {
       source.close();
@@ -136,11 +153,9 @@
   function start() {
     paintLegend();
     view.graphVersion = graphVersion();
-    drawGraph()
-      .catch((err) => showState(`graph failed: ${err.message}`))
-      .finally(() => {
-        document.body.dataset.ready = "true";
-      });
+    redrawGraph().finally(() => {
+      document.body.dataset.ready = "true";
+    });
     followLive();
   }
 
