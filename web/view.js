@@ -35,9 +35,16 @@
     const box = document.getElementById("model-graph");
     if (!box || typeof cytoscape !== "function") return;
     const draw = ++drawsStarted;
-    const answer = await fetch(box.dataset.src, { credentials: "same-origin" });
-    if (!answer.ok) throw new Error(`the server answered ${answer.status}`);
-    const graph = await answer.json();
+    let graph;
+    try {
+      const answer = await fetch(box.dataset.src, { credentials: "same-origin" });
+      if (!answer.ok) throw new Error(`the server answered ${answer.status}`);
+      graph = await answer.json();
+    } catch (err) {
+      // Only the latest draw speaks for the graph: an overtaken one that failed changes nothing.
+      if (draw === drawsStarted) throw err;
+      return;
+    }
     if (draw !== drawsStarted) return;
     if (view.cy) {
       view.cy.destroy();
