@@ -35,17 +35,16 @@
     const box = document.getElementById("model-graph");
     if (!box || typeof cytoscape !== "function") return;
     const draw = ++drawsStarted;
-    let graph;
-    try {
-      const answer = await fetch(box.dataset.src, { credentials: "same-origin" });
-      if (!answer.ok) throw new Error(`the server answered ${answer.status}`);
-      graph = await answer.json();
-    } catch (err) {
-      // Only the latest draw speaks for the graph: an overtaken one that failed changes nothing.
-      if (draw === drawsStarted) throw err;
-      return;
-    }
+    const fetched = await fetch(box.dataset.src, { credentials: "same-origin" })
+      .then(async (answer) => {
+        if (!answer.ok) throw new Error(`the server answered ${answer.status}`);
+        return { graph: await answer.json() };
+      })
+      .catch((error) => ({ error }));
+    // Only the latest draw speaks for the graph: an overtaken one, fetched or failed, changes nothing.
     if (draw !== drawsStarted) return;
+    if (fetched.error) throw fetched.error;
+    const { graph } = fetched;
     if (view.cy) {
       view.cy.destroy();
       view.cy = null;

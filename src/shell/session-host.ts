@@ -561,8 +561,8 @@ export class SessionHost {
       const at = this.options.now();
       // An input for a session that does not exist changes nothing; it is answered but not
       // logged, so nobody can grow the log with made-up session ids.
-      const logged = input.kind === "start" || sessionIn(this.state, input.sessionId) !== undefined ? this.journal(input, at) : undefined;
       const before = sessionIn(this.state, input.sessionId);
+      const logged = input.kind === "start" || before !== undefined ? this.journal(input, at) : undefined;
       // In place: the record is this host's own, and copying it per input grows with the live sessions.
       const { session: after, effects } = stepSession(before, input, at);
       if (after !== undefined) this.state.byId[after.id] = after;
