@@ -25,7 +25,12 @@
  * agent sends two messages per session), mfr:maxLiveSessions and mfr:maxLiveSessionsPerPerson.
  *
  * Prints figures only; not a test. Run: npm run build && node dist/bench/load.js
- *   [--sessions N] [--sequential K] [--workers W] [--cpu-prof DIR] [--log-level L]
+ *   [--sessions N] [--sequential K] [--workers W] [--cpu-prof DIR] [--log-level L] [--no-direct-line]
+ *
+ * During the burst a person outside the room asks `help` 1:1 (at the coordinator's bare JID)
+ * every 250 ms: how long a person waits for an answer while the coordinator is at its busiest.
+ * `--no-direct-line` turns the coordinator's direct line off (src/xmpp/direct-line.ts), so
+ * that 1:1 chat shares the room connection, for comparison.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -37,6 +42,7 @@ import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/loca
 import { syntheticContribution } from "../src/model/synthetic.js";
 import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
+import { xml } from "@xmpp/client";
 import { Occupant, type Element } from "./support/occupant.js";
 import { SessionRecording, StandIn } from "./load/stand-in.js";
 
@@ -52,6 +58,7 @@ interface Options {
   workers: number | undefined;
   cpuProfDir: string | undefined;
   logLevel: string;
+  directLine: boolean;
 }
 
 function optionsFrom(argv: string[]): Options {
@@ -65,6 +72,7 @@ function optionsFrom(argv: string[]): Options {
       workers: { type: "string" },
       "cpu-prof": { type: "string" },
       "log-level": { type: "string", default: "info" },
+      "no-direct-line": { type: "boolean", default: false },
     },
   });
   return {
@@ -73,6 +81,7 @@ function optionsFrom(argv: string[]): Options {
     workers: values.workers === undefined ? undefined : Number(values.workers),
     cpuProfDir: values["cpu-prof"],
     logLevel: values["log-level"],
+    directLine: !values["no-direct-line"],
   };
 }
 
@@ -208,6 +217,42 @@ function percentile(values: number[], p: number): number {
 }
 
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
+/**
+ * A person outside the room asking `help` 1:1 at the coordinator's bare JID every 250 ms, one
+ * question out at a time; answers are matched in order.
+ */
+async function oneToOneAsker(server: LocalProsody, account: { username: string; password: string }, coordinatorJid: string) {
+  const occupant = new Occupant(server, account.username, account.password, "", "asker");
+  await occupant.connect();
+  const latencies: number[] = [];
+  let askedAt: number | undefined;
+  let asked = 0;
+  let timer: NodeJS.Timeout | undefined;
+  occupant.onDirect = (stanza) => {
+    if (askedAt === undefined || !(stanza.getChildText("body") ?? "").includes("mfr-start")) return;
+    latencies.push(performance.now() - askedAt);
+    askedAt = undefined;
+  };
+  return {
+    occupant,
+    latencies,
+    get asked() {
+      return asked;
+    },
+    start(): void {
+      timer = setInterval(() => {
+        if (askedAt !== undefined) return;
+        askedAt = performance.now();
+        asked++;
+        void occupant.xmpp.send(xml("message", { to: coordinatorJid, type: "chat" }, xml("body", {}, "help")));
+      }, 250);
+    },
+    stop(): void {
+      clearInterval(timer);
+    },
+  };
+}
+
 function line(label: string, value: string, target: string, met?: boolean): void {
   const mark = met === undefined ? "" : met ? "  ok" : "  MISSED";
   console.log(`  ${label.padEnd(44)} ${value.padStart(14)}   target ${target}${mark}`);
@@ -273,6 +318,7 @@ function startCoordinator(server: LocalProsody, dir: string, account: { username
     # Flood limits raised for the burst (the shipped timeouts are kept):
     mfr:messagesPerMinute 1000000 ; mfr:maxLiveSessions 100000 ; mfr:maxLiveSessionsPerPerson 100000 ;
     ${options.workers !== undefined ? `mfr:modelWorkers ${options.workers} ;` : ""}`,
+    xmppAccount: `; xmpp:directLine ${options.directLine}`,
   });
   const cli = fileURLToPath(new URL("../src/cli.js", import.meta.url));
   const log = openSync(join(dir, "coordinator.log"), "w");
@@ -300,7 +346,8 @@ async function main(): Promise<void> {
       await server.register(username, password);
       return { username, password };
     };
-    coordinator = startCoordinator(server, dir, await account("coordinator"), room, options);
+    const coordinatorAccount = await account("coordinator");
+    coordinator = startCoordinator(server, dir, coordinatorAccount, room, options);
     const child = coordinator;
 
     const personAccount = await account("pat");
@@ -408,14 +455,18 @@ async function main(): Promise<void> {
     // message of the burst to an idle listener of the bench's own.
     await echo.leave();
     await waitUntil(() => !person.occupant.present.has("echo"), 10_000, "the echo client to leave");
+    const asker = await oneToOneAsker(server, await account("asker"), `${coordinatorAccount.username}@${server.domain}`);
+    occupants.push(asker.occupant);
     const rssBefore = rssOf(child.pid as number);
     const cpuBefore = cpuNow(child.pid as number, server.pid);
+    asker.start();
     const burst: Outcome[] = [];
     const burstStarted = performance.now();
     for (let i = 0; i < options.sessions; i++) burst.push(person.start(`Load bench burst ${i}: deliver the goods`));
     // Longest a clean session may take under the shipped timeouts: contributions + validation + reasoning.
     const limitMs = 30_000 + 12_000 + 60_000 + 10_000;
     await Promise.all(burst.map((o) => person.done(o, limitMs)));
+    asker.stop();
     const rssAfter = rssOf(child.pid as number);
     const cpuAfter = cpuNow(child.pid as number, server.pid);
     const completed = burst.filter((o) => o.completedAt !== null);
@@ -445,6 +496,13 @@ async function main(): Promise<void> {
     line("lost (no SessionComplete)", String(options.sessions - completed.length), "0", completed.length === options.sessions);
     line("timed out", String(timedOut.length), "0", timedOut.length === 0);
     line("coordinator peak RSS", `${rssAfter.peakMiB.toFixed(0)} MiB`, "— (before the burst: " + `${rssBefore.nowMiB.toFixed(0)} MiB)`);
+    const helps = asker.latencies;
+    line(
+      `1:1 help during the burst, p50 (${helps.length} of ${asker.asked} answered; ${options.directLine ? "direct line" : "room connection"})`,
+      helps.length ? ms(percentile(helps, 50)) : "—",
+      "—",
+    );
+    line("1:1 help during the burst, max", helps.length ? ms(Math.max(...helps)) : "—", "—");
     // Where the machine's CPU went during the burst, per completed session: the sessions per
     // second a burst can reach is bounded by cores ÷ (the sum of the three).
     const cpu = cpuPerSession(cpuBefore, cpuAfter, completed.length);

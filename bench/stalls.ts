@@ -16,7 +16,9 @@
  * Timings on a shared machine are noisy: read them as orders of magnitude, run twice.
  *
  * Prints figures only; not a test. Run: npm run build && node dist/bench/stalls.js
- *   [--triples N] [--with-1m] [--log-level L] [--validation-timeout MS]
+ *   [--triples N] [--with-1m] [--log-level L] [--validation-timeout MS] [--no-direct-line]
+ *   (--no-direct-line: the coordinator takes 1:1 chat on its room connection, as before the
+ *   direct line, src/xmpp/direct-line.ts; for comparing the `help` figures.)
  *   (--validation-timeout raises that one limit, for a machine too loaded to validate within
  *   the shipped 10 s: a session that times out never reaches the SolutionRequest.)
  *   Profile the main thread: node --cpu-prof --cpu-prof-dir DIR dist/bench/stalls.js
@@ -48,6 +50,8 @@ interface Options {
   logLevel: string;
   /** Replaces the shipped mfr:validationTimeout when set. */
   validationTimeoutMs: number | undefined;
+  /** `xmpp:directLine`: whether 1:1 chat has a connection of its own. */
+  directLine: boolean;
 }
 
 function optionsFrom(argv: string[]): Options {
@@ -60,10 +64,17 @@ function optionsFrom(argv: string[]): Options {
       "with-1m": { type: "boolean", default: false },
       "log-level": { type: "string", default: "warn" },
       "validation-timeout": { type: "string" },
+      "no-direct-line": { type: "boolean", default: false },
     },
   });
   const timeout = values["validation-timeout"];
-  return { triples: Number(values.triples), with1m: values["with-1m"], logLevel: values["log-level"], validationTimeoutMs: timeout === undefined ? undefined : Number(timeout) };
+  return {
+    triples: Number(values.triples),
+    with1m: values["with-1m"],
+    logLevel: values["log-level"],
+    validationTimeoutMs: timeout === undefined ? undefined : Number(timeout),
+    directLine: !values["no-direct-line"],
+  };
 }
 
 /** The phases the figures are grouped by; a stall counts for the phase the session is in when the main thread is free again. */
@@ -185,6 +196,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
     resource: COORDINATOR_NICK,
     room,
     mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ; ${raised}`,
+    xmppAccount: `; xmpp:directLine ${options.directLine}`,
   });
   const config = loadConfig({ profile, secrets, logLevel: options.logLevel }, {}, process.cwd());
   const log = createLogger({ level: config.logLevel, pretty: false, destination: join(dir, "coordinator.log") });
@@ -205,6 +217,10 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
             : "completion and archive";
   });
   await coordinator.start();
+  // The probers ask at the bare JID: with the direct line, only once it is up is the figure its own.
+  for (const deadline = Date.now() + 10_000; coordinator.directLine && !coordinator.directLine.online && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
 
   const script = fileURLToPath(new URL("./stalls/room.js", import.meta.url));
   const roomProcess: ChildProcess = fork(script, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -314,7 +330,8 @@ async function main(): Promise<void> {
   // @xmpp/client 0.14 may throw from a socket's data handler while a client stops.
   process.on("uncaughtException", (err) => console.error(`(uncaught) ${err.message}`));
   try {
-    console.log(`stalls: one session, coordinator in this process (pid ${process.pid}), shipped limits; timings on a shared machine are noisy`);
+    const line = options.directLine ? "1:1 chat on the direct line" : "1:1 chat on the room connection (--no-direct-line)";
+    console.log(`stalls: one session, coordinator in this process (pid ${process.pid}), shipped limits, ${line}; timings on a shared machine are noisy`);
     await runSession(server, options, options.triples, false);
     if (options.with1m) {
       console.log(`\n--with-1m: limits raised (mfr:maxTriplesPerContribution, timeouts) for a 1M-triple model`);

@@ -20,6 +20,7 @@ import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./s
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
+import { DirectLine } from "./xmpp/direct-line.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
@@ -32,8 +33,11 @@ import { operationsRoutes } from "./ops/routes.js";
 import { SessionMetrics } from "./ops/session-metrics.js";
 import { startWebView, type RunningWebView } from "./web/index.js";
 
-/** Where a reply goes: the room a command was said in, or back to a 1:1 sender. */
-export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string };
+/** Where a reply goes: the room a command was said in, or back to a 1:1 sender (on the direct line when it came that way). */
+export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string; onDirectLine: boolean };
+
+/** Which of our connections a stanza came in on: the room connection, or the direct line (src/xmpp/direct-line.ts). */
+type Line = "room-connection" | "direct-line";
 
 /** Everything known about one inbound command or protocol message. */
 interface InboundContext {
@@ -65,6 +69,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  */
 export class Coordinator {
   readonly connection: XmppConnection;
+  /** 1:1 chat with people, on a connection of its own (`xmpp:directLine`, on by default). */
+  readonly directLine: DirectLine | undefined;
   readonly rooms: Rooms;
   private readonly config: Config;
   private readonly log: Logger;
@@ -91,6 +97,9 @@ export class Coordinator {
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
     this.rooms = new Rooms(this.connection, this.log);
+    this.directLine = this.config.xmpp.directLine
+      ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }))
+      : undefined;
     this.chooser = new AgentChooser({
       agentsDir: this.config.agentsDir,
       ownProfile: this.config.profilePath,
@@ -173,7 +182,9 @@ export class Coordinator {
       this.pruneTimer.unref();
     }
     await this.startWebView();
-    answerDiscoveryAndPing(this.connection, { category: "client", type: "bot", name: this.config.nick }, LINGUE_FEATURES);
+    const identity = { category: "client", type: "bot", name: this.config.nick };
+    answerDiscoveryAndPing(this.connection, identity, LINGUE_FEATURES);
+    if (this.directLine) answerDiscoveryAndPing(this.directLine.xmpp, identity, LINGUE_FEATURES);
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("online", () => this.metrics.connectionOnline());
     this.connection.on("offline", () => this.rooms.markDisconnected());
@@ -197,6 +208,8 @@ export class Coordinator {
     // Entered rooms are rejoined after every reconnect, so the phase rooms come back with the others.
     for (const room of this.phaseRoomJids()) await this.rooms.enter(room, this.config.nick);
     await this.connection.start();
+    // After the room connection, so that it takes 1:1 chat until the direct line is up.
+    this.directLine?.open((stanza) => this.onDirectLineMessage(stanza));
   }
 
   /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
@@ -242,6 +255,7 @@ export class Coordinator {
     await this.sessions.close();
     await this.models.close();
     await this.rooms.leaveAll();
+    await this.directLine?.stop();
     await this.connection.stop();
   }
 
@@ -261,7 +275,7 @@ export class Coordinator {
       if (stanza.is("presence")) {
         this.rooms.handlePresence(stanza);
       } else if (stanza.is("message")) {
-        void this.onMessage(stanza).catch((err: unknown) => this.log.error({ err }, "failed to handle a message"));
+        void this.onMessage(stanza, "room-connection").catch((err: unknown) => this.log.error({ err }, "failed to handle a message"));
       }
     } catch (err) {
       // A malformed stanza must never take the process down.
@@ -269,13 +283,23 @@ export class Coordinator {
     }
   }
 
-  private async onMessage(stanza: Element): Promise<void> {
+  private onDirectLineMessage(stanza: Element): void {
+    void this.onMessage(stanza, "direct-line").catch((err: unknown) => this.log.error({ err }, "failed to handle a message on the direct line"));
+  }
+
+  private async onMessage(stanza: Element, line: Line): Promise<void> {
     const message = classifyMessage(stanza, this.rooms, this.connection.jid ? bareJid(this.connection.jid) : undefined);
     if ("ignored" in message) {
       this.log.trace({ from: stanza.attrs.from, reason: message.ignored }, "message ignored");
       return;
     }
-    const context = this.contextOf(message, decodeMessage(stanza));
+    // We are in no room on the direct line: what a room sends there (an invitation, a message
+    // to our bare JID) is not ours to answer from a resource that is not the occupant.
+    if (line === "direct-line" && (message.kind !== "direct" || message.viaRoom)) {
+      this.log.trace({ from: stanza.attrs.from, reason: "room-message-on-direct-line" }, "message ignored");
+      return;
+    }
+    const context = this.contextOf(message, decodeMessage(stanza), line);
     if (!context.decoded.body && !context.decoded.payload) return; // chat states, receipts…
 
     if (!(await this.admit(context, stanza))) return;
@@ -287,12 +311,12 @@ export class Coordinator {
     await this.onChat(context);
   }
 
-  private contextOf(message: InboundMessage, decoded: DecodedMessage): InboundContext {
+  private contextOf(message: InboundMessage, decoded: DecodedMessage, line: Line): InboundContext {
     return {
       message,
       decoded,
       from: senderOf(message, this.rooms),
-      replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from },
+      replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from, onDirectLine: line === "direct-line" },
     };
   }
 
@@ -606,13 +630,17 @@ export class Coordinator {
     await this.reply({ kind: "room", room: bareJid(jid) }, text);
   }
 
-  /** Sends a one-line or multi-line human message; failures are logged, never thrown. */
+  /**
+   * Sends a one-line or multi-line human message; failures are logged, never thrown. An answer
+   * to what came on the direct line goes back on it, unless it has gone down meanwhile.
+   */
   async reply(target: ReplyTarget, text: string): Promise<void> {
     const stanza =
       target.kind === "room"
         ? encodeMessage({ to: target.room, type: "groupchat", body: text })
         : encodeMessage({ to: target.to, type: "chat", body: text });
-    const result = await this.connection.send(stanza);
+    const directLine = target.kind === "direct" && target.onDirectLine && this.directLine?.online ? this.directLine : undefined;
+    const result = await (directLine ?? this.connection).send(stanza);
     if (result === "refused") this.log.error({ target }, "reply not sent: over the stanza limit");
   }
 }

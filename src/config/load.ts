@@ -94,6 +94,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       username: values.username,
       password,
       resource: values.resource ?? DEFAULTS.resource,
+      directLine: values.directLine ?? DEFAULTS.directLine,
     },
     room: values.room,
     logRoom: values.logRoom ?? null,

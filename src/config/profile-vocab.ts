@@ -32,6 +32,7 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("username", "account", XMPP_VOCAB, "xmpp", "username", "string"),
   prop("passwordKey", "account", XMPP_VOCAB, "xmpp", "passwordKey", "string"),
   prop("resource", "account", XMPP_VOCAB, "xmpp", "resource", "string"),
+  prop("directLine", "account", XMPP_VOCAB, "xmpp", "directLine", "boolean"),
   prop("shapesPath", "mfr", MFR, "mfr", "shapesPath", "string"),
   prop("contributionTimeoutMs", "mfr", MFR, "mfr", "contributionTimeout", "integer"),
   prop("validationTimeoutMs", "mfr", MFR, "mfr", "validationTimeout", "integer"),

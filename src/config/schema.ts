@@ -18,6 +18,8 @@ export const XmppAccountSchema = z.object({
   username: z.string().regex(/^[^@/\s]+$/, "a username without @ or /"),
   password: z.string().min(1, "a password (from the secrets file or XMPP_PASSWORD)"),
   resource: z.string().min(1, "a non-empty resource"),
+  /** A second connection (resource `<resource>-direct`) for 1:1 chat with people; see src/xmpp/direct-line.ts. */
+  directLine: z.boolean().default(true),
 });
 
 export const MfrSettingsSchema = z.object({
@@ -135,6 +137,7 @@ export type Phase = keyof PhaseRooms;
 /** Defaults for every value the profile may leave out. */
 export const DEFAULTS = {
   resource: "coordinator",
+  directLine: true,
   shapesPath: "shapes/mfr-shapes.ttl",
   contributionTimeoutMs: 30_000,
   validationTimeoutMs: 10_000,

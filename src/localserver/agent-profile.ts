@@ -20,6 +20,8 @@ export interface LocalAgentProfile {
   statements?: string[];
   /** The contents of `agent:mfrConfig [ … ]`. */
   mfrConfig?: string;
+  /** Further statements inside `agent:xmppAccount [ … ]`, each starting with ` ;` (e.g. `; xmpp:directLine false`). */
+  xmppAccount?: string;
 }
 
 /** Writes `<node>.ttl` and `secrets.json` into `dir`; returns their paths. */
@@ -33,7 +35,7 @@ export function writeLocalAgentProfile(dir: string, p: LocalAgentProfile): { pro
 @prefix foaf: <http://xmlns.com/foaf/0.1/> .
 <#${p.node}> foaf:nick "${p.nick}" ;
   agent:xmppAccount [ xmpp:service "${p.server.service}" ; xmpp:domain "${p.server.domain}" ;
-    xmpp:username "${p.account.username}" ; xmpp:passwordKey "${p.passwordKey}" ; xmpp:resource "${p.resource}" ] ;
+    xmpp:username "${p.account.username}" ; xmpp:passwordKey "${p.passwordKey}" ; xmpp:resource "${p.resource}" ${p.xmppAccount ?? ""}] ;
   agent:roomJid "${p.room}" ;
   ${(p.statements ?? []).join("\n  ")}
   agent:mfrConfig [ ${p.mfrConfig ?? ""} ] .

@@ -27,6 +27,12 @@ export interface ConnectionOptions {
   backoff?: Partial<BackoffSettings>;
   /** Clock for outage durations (tests pass a fake one). */
   now?: () => number;
+  /**
+   * The priority our initial presence announces (RFC 6121 4.7.2.3). The server routes a
+   * message sent to our bare JID to the resources of the highest priority, so a second
+   * connection of the same account with a higher one takes those messages over.
+   */
+  presencePriority?: number;
 }
 
 export type SendResult = "sent" | "queued" | "refused";
@@ -313,7 +319,9 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.log.info({ outageMs: outage.durationMs, attempts: outage.attempts, lastError: outage.lastError }, "connection to the XMPP server is back");
     }
     // Initial presence: without it the server does not route 1:1 messages sent to our bare JID.
-    await this.xmpp?.send(xml("presence")).catch((err: unknown) => this.log.warn({ err: describeError(err) }, "initial presence failed"));
+    const priority = this.options.presencePriority;
+    const presence = priority === undefined ? xml("presence") : xml("presence", {}, xml("priority", {}, String(priority)));
+    await this.xmpp?.send(presence).catch((err: unknown) => this.log.warn({ err: describeError(err) }, "initial presence failed"));
     this.log.info({ jid }, "connected to the XMPP server");
     const queued = this.outbox.drain();
     if (queued.length > 0 || this.outbox.dropped > 0) {

@@ -167,6 +167,7 @@ describe("a server() restart", () => {
       const coordinator = await CoordinatorProcess.start({ server: restartServer, room });
       afterThis(() => coordinator.kill());
       await coordinator.joined(room);
+      await coordinator.waitForLog((l) => l.msg.startsWith("direct line open"));
 
       await restartServer.kill();
       await new Promise((r) => setTimeout(r, 300));
@@ -188,12 +189,21 @@ describe("a server() restart", () => {
       if (process.env.MFR_PRINT_FIGURES) console.log(`answering again ${Date.now() - back} ms after Prosody came back`);
       expect(coordinator.child.exitCode).toBeNull();
       await coordinator.joined(room, 2);
-      // One warning when the connection went, one line when it came back: not one per attempt.
-      expect(coordinator.logs.filter((l) => l.msg === LOST_CONNECTION_LOG)).toHaveLength(1);
-      const comeBack = coordinator.logs.filter((l) => l.msg === "connection to the XMPP server is back");
-      expect(comeBack).toHaveLength(1);
-      expect(comeBack[0]).toMatchObject({ level: 30, outageMs: expect.any(Number), attempts: expect.any(Number) });
-      expect(comeBack[0]?.attempts).toBeGreaterThanOrEqual(1);
+      // Per connection (the room connection's lines carry no `line`, the direct line's say
+      // "direct"), one warning when it went and one line when it came back: not one per attempt.
+      await coordinator.waitForLog((l) => l.line === "direct" && l.msg === "connection to the XMPP server is back", 10_000);
+      for (const line of [undefined, "direct"]) {
+        const ofLine = coordinator.logs.filter((l) => l.line === line);
+        expect(ofLine.filter((l) => l.msg === LOST_CONNECTION_LOG)).toHaveLength(1);
+        const comeBack = ofLine.filter((l) => l.msg === "connection to the XMPP server is back");
+        expect(comeBack).toHaveLength(1);
+        expect(comeBack[0]).toMatchObject({ level: 30, outageMs: expect.any(Number), attempts: expect.any(Number) });
+        expect(comeBack[0]?.attempts).toBeGreaterThanOrEqual(1);
+      }
+      // …and 1:1 chat is on the direct line again.
+      await alice.sendChat(coordinator.jid, "help");
+      const direct = await alice.waitForMessage((m) => m.type === "chat" && (m.body ?? "").includes("mfr-start"), 5000);
+      expect(direct.from).toBe(`${coordinator.jid}/Coordinator-direct`);
     } finally {
       await restartServer.stop();
     }

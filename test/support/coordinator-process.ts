@@ -17,6 +17,8 @@ export interface CoordinatorProcessOptions {
   phaseRooms?: { construct?: string; validate?: string; reason?: string };
   /** Extra lines inside `agent:mfrConfig [ … ]`, e.g. `mfr:contributionTimeout 800 ;`. */
   mfrConfig?: string;
+  /** Extra statements inside `agent:xmppAccount [ … ]`, e.g. `; xmpp:directLine false`. */
+  xmppAccount?: string;
   env?: Record<string, string>;
   /** Reuse a directory (profile, secrets, data) across restarts of the coordinator. */
   dir?: string;
@@ -141,6 +143,7 @@ export class CoordinatorProcess {
       room: options.room,
       statements: [options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : "", options.phaseRooms ? mfrRooms(options.phaseRooms) : ""],
       mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; ${options.mfrConfig ?? ""}`,
+      ...(options.xmppAccount ? { xmppAccount: options.xmppAccount } : {}),
     });
     const child = spawn(process.execPath, [CLI, "start", "--profile", profile, "--secrets", secrets], {
       cwd: REPO_ROOT,

@@ -1,0 +1,155 @@
+/**
+ * The direct line (src/xmpp/direct-line.ts): 1:1 chat with people on a second connection of
+ * the coordinator's account, so that it never waits behind the room's traffic. Against a
+ * real Prosody: the server routes chat sent to the bare JID there (its presence priority is
+ * higher), it answers there, it keeps answering while the room connection reads nothing,
+ * and while it is down (or turned off) the room connection takes 1:1 chat as before.
+ */
+import { mkdtempSync } from "node:fs";
+import type { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { Coordinator } from "../../src/coordinator.js";
+import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
+import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
+import { SessionStore } from "../../src/store/index.js";
+import { TestPeer, type ReceivedMessage } from "../support/peer.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
+import { COORDINATOR_NICK, helpAnswer, negotiation } from "../support/room-kit.js";
+
+const { server, afterThis } = useTestProsody();
+const HELP = `${COORDINATOR_NICK} runs Model-First Reasoning sessions.`;
+
+interface Running {
+  coordinator: Coordinator;
+  jid: string;
+  room: string;
+}
+
+const running: Running[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.coordinator.stop().catch(() => undefined);
+});
+
+/** A coordinator in this process (so a test can take one of its connections away), in a room of its own. */
+async function startCoordinator(xmppAccount = ""): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), "mfr-direct-line-"));
+  const room = uniqueRoom(server());
+  const account = await registerUser(server(), "coordinator");
+  const { profile, secrets } = writeLocalAgentProfile(dir, {
+    node: "coordinator",
+    nick: COORDINATOR_NICK,
+    server: server(),
+    account,
+    passwordKey: "coordinator",
+    resource: COORDINATOR_NICK,
+    room,
+    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ;`,
+    xmppAccount,
+  });
+  const config = loadConfig({ profile, secrets }, {}, dir);
+  const store = SessionStore.open(config.dataDir);
+  const coordinator = new Coordinator({ config, log: pino({ level: "silent" }), store });
+  const r = { coordinator, jid: `${account.username}@${server().domain}`, room };
+  running.push(r);
+  afterThis(async () => store.close());
+  await coordinator.start();
+  await until(() => coordinator.rooms.isJoined(room), "the room join");
+  return r;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function person(room: string | undefined, nick: string): Promise<TestPeer> {
+  const account = await registerUser(server(), nick);
+  const peer = await TestPeer.connect(peerOptions(server(), account));
+  afterThis(() => peer.stop());
+  if (room) await peer.joinRoom(room, nick);
+  return peer;
+}
+
+/** Asks `help` 1:1 at the bare JID; resolves with the answer. */
+async function askHelp(peer: TestPeer, jid: string, timeoutMs = 5000): Promise<ReceivedMessage> {
+  const from = peer.messages.length;
+  await peer.sendChat(jid, "help");
+  return peer.waitForMessage((m) => peer.messages.indexOf(m) >= from && m.type === "chat" && (m.body ?? "").startsWith(HELP), timeoutMs);
+}
+
+describe("the direct line", () => {
+  it("takes 1:1 chat sent to the bare JID and answers on it; room traffic and private messages through the room stay on the room connection", async () => {
+    const { coordinator, jid, room } = await startCoordinator();
+    await until(() => coordinator.directLine?.online === true, "direct line");
+    const alice = await person(room, "alice");
+    const stranger = await person(undefined, "stranger");
+
+    expect((await askHelp(alice, jid)).from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+    // Anyone may ask read-only commands, from outside the room too.
+    expect((await askHelp(stranger, jid)).from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+    // It answers disco#info and ping there as on its other resource.
+    for (const feature of LINGUE_FEATURES) expect(await alice.discoInfo(`${jid}/${COORDINATOR_NICK}-direct`)).toContain(feature);
+    expect(await alice.ping(`${jid}/${COORDINATOR_NICK}-direct`)).toBe(true);
+
+    // A session started 1:1 runs in the room, said by the occupant.
+    await alice.sendChat(jid, "mfr-start Plan a picnic");
+    const started = await alice.waitForMessage((m) => m.type === "chat" && /^Started \S+ in /.test(m.body ?? ""));
+    expect(started.from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+    const sessionId = /^Started (\S+) in /.exec(started.body ?? "")?.[1];
+    const request = await alice.waitForMessage(negotiation("ModelContributionRequest", sessionId));
+    expect(request.from).toBe(`${room}/${COORDINATOR_NICK}`);
+
+    // A private message through the room comes to the occupant and is answered by it.
+    await alice.sendChat(`${room}/${COORDINATOR_NICK}`, "help");
+    const viaRoom = await alice.waitForMessage((m) => m.from === `${room}/${COORDINATOR_NICK}` && m.type === "chat" && (m.body ?? "").startsWith(HELP));
+    expect(viaRoom).toBeDefined();
+    // A stranger may not change anything, on whichever line: the occupant check is the same.
+    await stranger.sendChat(jid, `mfr-cancel ${sessionId}`);
+    const refused = await stranger.waitForMessage((m) => m.type === "chat" && !(m.body ?? "").startsWith(HELP));
+    expect(refused).toMatchObject({ from: `${jid}/${COORDINATOR_NICK}-direct`, body: expect.stringContaining("Only occupants of the room") });
+    expect(coordinator.sessions.session(sessionId ?? "")?.phase).not.toBe("complete");
+    // Each 1:1 question was answered once: the server gave it to one resource only.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alice.messages.filter((m) => m.from.startsWith(`${jid}/`) && (m.body ?? "").startsWith(HELP))).toHaveLength(1);
+  }, 30_000);
+
+  it("answers 1:1 help while the room connection reads nothing", async () => {
+    const { coordinator, jid, room } = await startCoordinator();
+    await until(() => coordinator.directLine?.online === true, "direct line");
+    const alice = await person(room, "alice");
+    // Stop reading the room connection's socket, as if megabytes of model parts were ahead of
+    // anything new on it (the test reaches into the client for that one socket).
+    const roomSocket = (coordinator.connection as unknown as { xmpp: { socket: Socket } }).xmpp.socket;
+    roomSocket.pause();
+    try {
+      await alice.sendGroupchat(room, { body: "help" });
+      expect((await askHelp(alice, jid)).from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+      // The room's help is still behind the paused socket: only the 1:1 one was answered.
+      expect(alice.messages.filter(helpAnswer(room))).toHaveLength(0);
+    } finally {
+      roomSocket.resume();
+    }
+    await alice.waitForMessage(helpAnswer(room));
+  }, 30_000);
+
+  it("when the direct line is down, or turned off with xmpp:directLine false, the room connection answers 1:1 chat", async () => {
+    const first = await startCoordinator();
+    await until(() => first.coordinator.directLine?.online === true, "direct line");
+    const alice = await person(first.room, "alice");
+    expect((await askHelp(alice, first.jid)).from).toBe(`${first.jid}/${COORDINATOR_NICK}-direct`);
+    await first.coordinator.directLine?.stop();
+    // The server now routes chat to the bare JID to the one resource left.
+    expect((await askHelp(alice, first.jid)).from).toBe(`${first.jid}/${COORDINATOR_NICK}`);
+
+    const off = await startCoordinator("; xmpp:directLine false");
+    expect(off.coordinator.directLine).toBeUndefined();
+    expect((await askHelp(alice, off.jid)).from).toBe(`${off.jid}/${COORDINATOR_NICK}`);
+  }, 30_000);
+});
