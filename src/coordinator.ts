@@ -20,7 +20,7 @@ import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./s
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
-import { DirectLine } from "./xmpp/direct-line.js";
+import { DirectLine, OnceAcrossLines, type Line } from "./xmpp/direct-line.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
@@ -35,9 +35,6 @@ import { startWebView, type RunningWebView } from "./web/index.js";
 
 /** Where a reply goes: the room a command was said in, or back to a 1:1 sender (on the direct line when it came that way). */
 export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string; onDirectLine: boolean };
-
-/** Which of our connections a stanza came in on: the room connection, or the direct line (src/xmpp/direct-line.ts). */
-type Line = "room-connection" | "direct-line";
 
 /** Everything known about one inbound command or protocol message. */
 interface InboundContext {
@@ -71,6 +68,7 @@ export class Coordinator {
   readonly connection: XmppConnection;
   /** 1:1 chat with people, on a connection of its own (`xmpp:directLine`, on by default). */
   readonly directLine: DirectLine | undefined;
+  private readonly onceAcrossLines = new OnceAcrossLines();
   readonly rooms: Rooms;
   private readonly config: Config;
   private readonly log: Logger;
@@ -297,6 +295,10 @@ export class Coordinator {
     // to our bare JID) is not ours to answer from a resource that is not the occupant.
     if (line === "direct-line" && (message.kind !== "direct" || message.viaRoom)) {
       this.log.trace({ from: stanza.attrs.from, reason: "room-message-on-direct-line" }, "message ignored");
+      return;
+    }
+    if (this.directLine && message.kind === "direct" && !message.viaRoom && !this.onceAcrossLines.first(message.from, stanza.attrs.id as string | undefined, line, this.now())) {
+      this.log.debug({ from: message.from, id: stanza.attrs.id }, "1:1 message already taken on the other line; the server gave it to both");
       return;
     }
     const context = this.contextOf(message, decodeMessage(stanza), line);

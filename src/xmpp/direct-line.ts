@@ -70,3 +70,37 @@ export class DirectLine {
     await this.connection.stop();
   }
 }
+
+/** One of our two connections. */
+export type Line = "room-connection" | "direct-line";
+
+/**
+ * RFC 6121 lets a server deliver a message sent to the bare JID to every resource instead of
+ * the highest-priority one. On such a server both lines would hear each 1:1 message: this
+ * remembers, for a minute, which line each (sender, id) came on, so that the copy on the other
+ * line is dropped. A sender that reuses an id on the same line is not affected; messages
+ * without an id cannot be told apart and are all kept.
+ */
+export class OnceAcrossLines {
+  private readonly seen = new Map<string, { line: Line; at: number }>();
+
+  constructor(
+    private readonly windowMs = 60_000,
+    private readonly capacity = 10_000,
+  ) {}
+
+  /** False when the same message already came on the other line. */
+  first(from: string, id: string | undefined, line: Line, now: number): boolean {
+    if (!id) return true;
+    // Insertion order is arrival order: the oldest go first, by age or beyond the bound.
+    for (const [key, entry] of this.seen) {
+      if (now - entry.at <= this.windowMs && this.seen.size < this.capacity) break;
+      this.seen.delete(key);
+    }
+    const key = `${from}\u0000${id}`;
+    const earlier = this.seen.get(key);
+    if (earlier && earlier.line !== line) return false;
+    this.seen.set(key, { line, at: now });
+    return true;
+  }
+}
