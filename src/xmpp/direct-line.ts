@@ -71,6 +71,9 @@ export class DirectLine {
   }
 }
 
+/** Clients make ids of a few dozen characters; a longer one is not worth remembering. */
+const MAX_REMEMBERED_ID_CHARS = 128;
+
 /** One of our two connections. */
 export type Line = "room-connection" | "direct-line";
 
@@ -79,19 +82,20 @@ export type Line = "room-connection" | "direct-line";
  * the highest-priority one. On such a server both lines would hear each 1:1 message: this
  * remembers, for a minute, which line each (sender, id) came on, so that the copy on the other
  * line is dropped. A sender that reuses an id on the same line is not affected; messages
- * without an id cannot be told apart and are all kept.
+ * without an id (or with one longer than any client makes) cannot be told apart and are all
+ * kept. What it holds is bounded: at most `capacity` entries of a JID and a short id.
  */
 export class OnceAcrossLines {
   private readonly seen = new Map<string, { line: Line; at: number }>();
 
   constructor(
     private readonly windowMs = 60_000,
-    private readonly capacity = 10_000,
+    private readonly capacity = 2_000,
   ) {}
 
   /** False when the same message already came on the other line. */
   first(from: string, id: string | undefined, line: Line, now: number): boolean {
-    if (!id) return true;
+    if (!id || id.length > MAX_REMEMBERED_ID_CHARS) return true;
     // Insertion order is arrival order: the oldest go first, by age or beyond the bound.
     for (const [key, entry] of this.seen) {
       if (now - entry.at <= this.windowMs && this.seen.size < this.capacity) break;

@@ -38,7 +38,7 @@ describe("OnceAcrossLines: a 1:1 message the server gave to both lines is handle
     );
   });
 
-  it("keeps messages without an id, and a copy that comes after the window", () => {
+  it("keeps messages without an id or with an overlong one, and a copy that comes after the window", () => {
     const once = new OnceAcrossLines(60_000);
     expect(once.first("alice@example.org/a", undefined, "direct-line", 0)).toBe(true);
     expect(once.first("alice@example.org/a", undefined, "room-connection", 1)).toBe(true);
@@ -46,6 +46,10 @@ describe("OnceAcrossLines: a 1:1 message the server gave to both lines is handle
     expect(once.first("alice@example.org/a", "m1", "room-connection", 10)).toBe(false);
     expect(once.first("bob@example.org/b", "m1", "room-connection", 10)).toBe(true);
     expect(once.first("alice@example.org/a", "m1", "room-connection", 60_011)).toBe(true);
+    // An id longer than clients make is not remembered (what is held stays small).
+    const long = "x".repeat(129);
+    expect(once.first("alice@example.org/a", long, "direct-line", 70_000)).toBe(true);
+    expect(once.first("alice@example.org/a", long, "room-connection", 70_001)).toBe(true);
   });
 
   it("holds at most its capacity", () => {
