@@ -114,6 +114,7 @@ export class Coordinator {
       liveSessions: () => this.sessions.liveSessions().length,
       queuedModelJobs: () => this.models.queued,
       connected: () => this.connection.online,
+      ...(this.directLine ? { directLineConnected: () => this.directLine?.online === true } : {}),
     });
     this.models = new ModelWorker({
       shapesPath: this.config.mfr.shapesPath,

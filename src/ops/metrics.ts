@@ -31,6 +31,8 @@ export interface GaugeSources {
   liveSessions(): number;
   queuedModelJobs(): number;
   connected(): boolean;
+  /** The direct line (1:1 chat on a connection of its own); absent when it is turned off. */
+  directLineConnected?(): boolean;
 }
 
 export interface MetricsOptions {
@@ -105,6 +107,17 @@ export class OperationsMetrics implements SessionInstruments {
         this.set(sources.connected() ? 1 : 0);
       },
     });
+    const directLineConnected = sources.directLineConnected?.bind(sources);
+    if (directLineConnected) {
+      new Gauge({
+        name: "mfr_direct_line_connected",
+        help: "1 while the direct line (1:1 chat on its own connection) is connected, else 0; absent when it is off.",
+        registers,
+        collect() {
+          this.set(directLineConnected() ? 1 : 0);
+        },
+      });
+    }
     // Every label value is known in advance: shown at 0 from the start, so rates work from the first scrape.
     for (const status of COMPLETION_STATUSES) this.sessionsCompleted.labels(status).inc(0);
     for (const phase of TIMED_PHASES) this.phaseSeconds.zero({ phase });

@@ -50,6 +50,15 @@ async function readyzBecomes(status: number, timeoutMs = 10_000): Promise<ReadyB
   }
 }
 
+/** Asks /metrics until `series` reads `value`. */
+async function sampleBecomes(series: string, value: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await sample(series)) !== value) {
+    if (Date.now() > deadline) throw new Error(`${series} stayed ${await sample(series)}, not ${value}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** One sample of the Prometheus text, by its series as written (name and labels). */
 async function sample(series: string): Promise<number | undefined> {
   const text = await (await fetch(`${http.url}/metrics`)).text();
@@ -126,6 +135,7 @@ describe("operations endpoints over a real server", () => {
     expect(await sample("mfr_live_sessions")).toBe(0);
     expect(await sample("mfr_model_jobs_queued")).toBe(0);
     expect(await sample("mfr_xmpp_connected")).toBe(1);
+    expect(await sample("mfr_direct_line_connected")).toBe(1);
     expect(await sample("mfr_xmpp_reconnects_total")).toBe(0);
     expect(await sample("nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
   });
@@ -162,9 +172,12 @@ describe("operations endpoints over a real server", () => {
     const away = await readyzBecomes(503);
     expect(away.reasons).toEqual(expect.arrayContaining(["not connected to the XMPP server", `not in room ${room}`, `not in room ${logRoom}`]));
     expect(await sample("mfr_xmpp_connected")).toBe(0);
+    await sampleBecomes("mfr_direct_line_connected", 0);
 
     await server.restart();
     expect(await readyzBecomes(200, 15_000)).toEqual({ ready: true, reasons: [] });
     expect(await sample("mfr_xmpp_reconnects_total")).toBe(1);
+    // The direct line comes back on its own backoff; readiness does not wait for it.
+    await sampleBecomes("mfr_direct_line_connected", 1, 15_000);
   }, 30_000);
 });
