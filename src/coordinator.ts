@@ -93,7 +93,8 @@ export class Coordinator {
     this.now = options.now ?? Date.now;
     this.store = options.store;
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
-    this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log);
+    // Each connection's lines say which it is ("room", "direct"): an outage of one is not one of the other.
+    this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log.child({ line: "room" }));
     this.rooms = new Rooms(this.connection, this.log);
     this.directLine = this.config.xmpp.directLine
       ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }))
@@ -254,8 +255,8 @@ export class Coordinator {
     await this.sessions.close();
     await this.models.close();
     await this.rooms.leaveAll();
-    await this.directLine?.stop();
-    await this.connection.stop();
+    // Together: each may take the client's close timeouts against a server that does not answer.
+    await Promise.all([this.directLine?.stop(), this.connection.stop()]);
   }
 
   /** Retention: archived sessions past the configured age or count go; live ones never. */
@@ -298,9 +299,12 @@ export class Coordinator {
       this.log.trace({ from: stanza.attrs.from, reason: "room-message-on-direct-line" }, "message ignored");
       return;
     }
-    if (this.directLine && message.kind === "direct" && !message.viaRoom && !this.onceAcrossLines.first(message.from, stanza.attrs.id as string | undefined, line, this.now())) {
-      this.log.debug({ from: message.from, id: stanza.attrs.id }, "1:1 message already taken on the other line; the server gave it to both");
-      return;
+    if (this.directLine && message.kind === "direct" && !message.viaRoom && isToBareJid(stanza)) {
+      const copy = { from: message.from, id: stanza.attrs.id as string | undefined, body: stanza.getChildText("body") ?? "" };
+      if (!this.onceAcrossLines.first(copy, line, this.now())) {
+        this.log.info({ from: message.from, id: copy.id, line }, "1:1 message dropped: the same one came on the other line (the server gave it to both)");
+        return;
+      }
     }
     const context = this.contextOf(message, decodeMessage(stanza), line);
     if (!context.decoded.body && !context.decoded.payload) return; // chat states, receipts…
@@ -483,6 +487,13 @@ export class Coordinator {
       }
       return false;
     }
+    // Without the room (the room connection down while the direct line is up) nobody can be
+    // told to be an occupant, and what a command would say there would wait in the outbox.
+    if (!READ_ONLY.has(command.name) && !this.rooms.isJoined(bareJid(this.config.room))) {
+      this.refused("not-in-room");
+      await this.reply(context.replyTo, wording.notInRoom());
+      return false;
+    }
     if (!READ_ONLY.has(command.name) && !this.isOccupantOrListed(context)) {
       this.refused("not-occupant");
       await this.reply(context.replyTo, wording.occupantsOnly());
@@ -646,4 +657,9 @@ export class Coordinator {
     const result = await (directLine ?? this.connection).send(stanza);
     if (result === "refused") this.log.error({ target }, "reply not sent: over the stanza limit");
   }
+}
+
+/** Addressed to our bare JID (no resource): the only kind of message a server may copy to both lines. */
+function isToBareJid(stanza: Element): boolean {
+  return !String(stanza.attrs.to ?? "").includes("/");
 }

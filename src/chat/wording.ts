@@ -12,6 +12,7 @@ export const wording = {
   agentCommandRefused: () =>
     `I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,
   occupantsOnly: () => `Only occupants of the room can do that. Join the room first.`,
+  notInRoom: () => `I am not in the room right now (reconnecting to it), so I cannot tell who is there or start anything. Try again in a moment.`,
   throttled: () => `You are sending too fast; I will ignore your messages for a little while.`,
   tooLarge: (bytes: number, limit: number) => `Your message of ${formatBytes(bytes)} is over my limit of ${formatBytes(limit)} and was not read.`,
   badModelPart: (sessionId: string, modelPart: string, error: string) =>

@@ -14,6 +14,7 @@ export const REFUSAL_REASONS = {
   "not-allowed": "a protocol message from a sender not on mfr:allowProtocolFrom",
   "agent-command": "a command from an agent not on mfr:allowCommandsFrom",
   "not-occupant": "a command that changes something, from someone in none of the rooms",
+  "not-in-room": "a command that changes something, while the coordinator is not in its primary room (reconnecting)",
   "problem-too-large": "mfr-start with a problem too large to send on",
   "session-limit": "mfr-start over the live-session limits (in all, or per person)",
   "no-session-id": "a contribution without a sessionId element",

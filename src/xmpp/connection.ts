@@ -109,6 +109,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
         this.xmpp = undefined;
         xmpp.removeAllListeners();
         await xmpp.stop().catch(() => undefined);
+        // Stopped while connecting: the failure is ours, not the server's.
+        if (this.stopping) return;
         if (isAuthFailure(err)) {
           throw new AuthenticationError(
             `the server refused the login of ${this.options.account.username}@${this.options.account.domain} (${describeError(err)}); check the username and password`,
@@ -164,6 +166,28 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   async settled(timeoutMs = 10_000): Promise<void> {
     if (!this.xmpp || !this.online) return;
     await this.xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs).catch(() => undefined);
+  }
+
+  /**
+   * Pings the server (XEP-0199). A connection that carries little traffic may die without
+   * a word (a NAT that forgets it, a route that goes): the socket then looks open for many
+   * minutes while the server, still holding our session, routes messages to it. When no
+   * answer comes within `timeoutMs`, the socket is taken for dead and destroyed, so the
+   * reconnect starts at once. An error reply is an answer. Resolves true when it answered.
+   */
+  async probe(timeoutMs: number): Promise<boolean> {
+    const xmpp = this.xmpp;
+    if (!xmpp || !this.online) return false;
+    try {
+      await xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs);
+      return true;
+    } catch (err) {
+      if ((err as Error)?.name === "StanzaError") return true;
+      if (xmpp !== this.xmpp || !this.online || this.stopping) return false;
+      this.log.warn({ timeoutMs, err: describeError(err) }, "the server did not answer a ping; dropping the connection to reconnect");
+      (xmpp as unknown as { socket?: { destroy(): void } | null }).socket?.destroy();
+      return false;
+    }
   }
 
   /**

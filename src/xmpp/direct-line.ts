@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { XmppConnection, type AccountSettings, type SendResult } from "./connection.js";
 import type { Element } from "./stanza.js";
@@ -23,14 +24,27 @@ export function directLineResource(resource: string): string {
   return `${resource}-direct`;
 }
 
+export interface DirectLineTiming {
+  /** How often the line pings the server while it is up; it carries little, so a dead socket would go unnoticed. */
+  keepAliveMs: number;
+  /** How long a ping may go unanswered before the socket is taken for dead. */
+  probeTimeoutMs: number;
+}
+
+const DEFAULT_TIMING: DirectLineTiming = { keepAliveMs: 60_000, probeTimeoutMs: 10_000 };
+
 export class DirectLine {
   private readonly connection: XmppConnection;
+  private readonly timing: DirectLineTiming;
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     account: AccountSettings,
     maxStanzaBytes: number,
     private readonly log: Logger,
+    timing: Partial<DirectLineTiming> = {},
   ) {
+    this.timing = { ...DEFAULT_TIMING, ...timing };
     this.connection = new XmppConnection(
       { account: { ...account, resource: directLineResource(account.resource) }, maxStanzaBytes, presencePriority: DIRECT_LINE_PRIORITY },
       log,
@@ -56,8 +70,15 @@ export class DirectLine {
       if (stanza.is("message")) onMessage(stanza);
     });
     this.connection.on("online", (jid) => this.log.info({ jid }, "direct line open: 1:1 chat comes and goes here"));
+    // Silently dead, the line would keep 1:1 chat from the room connection: the server would route it here.
+    this.keepAlive = setInterval(() => void this.connection.probe(this.timing.probeTimeoutMs), this.timing.keepAliveMs);
+    this.keepAlive.unref();
     this.connection.start().catch((err: unknown) => {
-      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "the direct line could not connect; 1:1 chat goes through the room connection");
+      clearInterval(this.keepAlive);
+      this.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        "the direct line gave up (its login was refused) and will not retry; 1:1 chat goes through the room connection",
+      );
     });
   }
 
@@ -67,6 +88,7 @@ export class DirectLine {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.keepAlive);
     await this.connection.stop();
   }
 }
@@ -77,15 +99,25 @@ const MAX_REMEMBERED_ID_CHARS = 128;
 /** One of our two connections. */
 export type Line = "room-connection" | "direct-line";
 
+/** What tells a copy of a 1:1 message from another message. */
+export interface OneToOneMessage {
+  from: string;
+  id: string | undefined;
+  body: string;
+}
+
 /**
  * RFC 6121 lets a server deliver a message sent to the bare JID to every resource instead of
  * the highest-priority one. On such a server both lines would hear each 1:1 message: this
- * remembers, for a minute, which line each (sender, id) came on, so that the copy on the other
- * line is dropped. A sender that reuses an id on the same line is not affected; messages
- * without an id (or with one longer than any client makes) cannot be told apart and are all
- * kept. What it holds is bounded: at most `capacity` entries of a JID and a short id.
+ * remembers, for a minute, which line each message (sender, id and body) came on, so that the
+ * copy on the other line is dropped. The caller asks only about messages addressed to the bare
+ * JID, the only ones a server copies. A sender that reuses an id on the same line is not
+ * affected, nor one that reuses it for another text; messages without an id (or with one longer
+ * than any client makes) cannot be told apart and are all kept. What it holds is bounded: at
+ * most `capacity` entries of a JID, a short id and a digest.
  */
 export class OnceAcrossLines {
+  /** Map order is the order of last arrival, so the stalest entries are at the front. */
   private readonly seen = new Map<string, { line: Line; at: number }>();
 
   constructor(
@@ -93,17 +125,18 @@ export class OnceAcrossLines {
     private readonly capacity = 2_000,
   ) {}
 
-  /** False when the same message already came on the other line. */
-  first(from: string, id: string | undefined, line: Line, now: number): boolean {
+  /** False when the same message came on the other line within the window. */
+  first(message: OneToOneMessage, line: Line, now: number): boolean {
+    const { from, id, body } = message;
     if (!id || id.length > MAX_REMEMBERED_ID_CHARS) return true;
-    // Insertion order is arrival order: the oldest go first, by age or beyond the bound.
     for (const [key, entry] of this.seen) {
       if (now - entry.at <= this.windowMs && this.seen.size < this.capacity) break;
       this.seen.delete(key);
     }
-    const key = `${from}\u0000${id}`;
+    const key = `${from}\u0000${id}\u0000${createHash("sha256").update(body).digest("base64")}`;
     const earlier = this.seen.get(key);
-    if (earlier && earlier.line !== line) return false;
+    if (earlier && earlier.line !== line && now - earlier.at <= this.windowMs) return false;
+    this.seen.delete(key);
     this.seen.set(key, { line, at: now });
     return true;
   }

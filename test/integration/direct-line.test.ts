@@ -15,6 +15,8 @@ import { loadConfig } from "../../src/config/load.js";
 import { Coordinator } from "../../src/coordinator.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
 import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
+import { DirectLine } from "../../src/xmpp/direct-line.js";
+import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { SessionStore } from "../../src/store/index.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -59,6 +61,12 @@ async function startCoordinator(xmppAccount = ""): Promise<Running> {
   await coordinator.start();
   await until(() => coordinator.rooms.isJoined(room), "the room join");
   return r;
+}
+
+/** The coordinator's two ways in, to hand it a stanza as if it had come on one or the other. */
+function linesOf(coordinator: Coordinator): { roomConnection(s: Element): void; directLine(s: Element): void } {
+  const inner = coordinator as unknown as { onStanza(s: Element): void; onDirectLineMessage(s: Element): void };
+  return { roomConnection: (s) => inner.onStanza(s), directLine: (s) => inner.onDirectLineMessage(s) };
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -152,4 +160,56 @@ describe("the direct line", () => {
     expect(off.coordinator.directLine).toBeUndefined();
     expect((await askHelp(alice, off.jid)).from).toBe(`${off.jid}/${COORDINATOR_NICK}`);
   }, 30_000);
+
+  it("takes a 1:1 message once when the server gives it to both lines, and nothing a room sends to the direct line", async () => {
+    const { coordinator, jid, room } = await startCoordinator();
+    await until(() => coordinator.directLine?.online === true, "direct line");
+    const alice = await person(room, "alice");
+    const lines = linesOf(coordinator);
+    // A server that copies a message to the bare JID to every resource (RFC 6121 allows it).
+    const copy = () => xml("message", { from: alice.jid, to: jid, type: "chat", id: "same-id-1" }, xml("body", {}, "help"));
+    lines.directLine(copy());
+    lines.roomConnection(copy());
+    await alice.waitForMessage((m) => m.type === "chat" && (m.body ?? "").startsWith(HELP));
+    // A room's message on the direct line (where we are in no room) is not input: taken for a
+    // private message from an occupant, it would start a session.
+    lines.directLine(xml("message", { from: `${room}/alice`, to: jid, type: "chat", id: "pm-1" }, xml("body", {}, "mfr-start Plan a picnic")));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(alice.messages.filter((m) => (m.body ?? "").startsWith(HELP))).toHaveLength(1);
+    expect(coordinator.sessions.liveSessions()).toHaveLength(0);
+  }, 30_000);
+
+  it("out of its room (reconnecting), refuses 1:1 commands that change something, and still answers the read-only ones", async () => {
+    const { coordinator, jid, room } = await startCoordinator();
+    await until(() => coordinator.directLine?.online === true, "direct line");
+    const alice = await person(room, "alice");
+    // What the room connection's loss does to the rooms, while the direct line stays up.
+    coordinator.rooms.markDisconnected();
+    await alice.sendChat(jid, "mfr-start Plan a picnic");
+    const refused = await alice.waitForMessage((m) => m.type === "chat" && (m.body ?? "").includes("not in the room right now"));
+    expect(refused.from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+    expect(coordinator.sessions.liveSessions()).toHaveLength(0);
+    expect((await askHelp(alice, jid)).from).toBe(`${jid}/${COORDINATOR_NICK}-direct`);
+  }, 30_000);
+
+  it("a direct line whose server stops answering is dropped by its keep-alive ping, and comes back", async () => {
+    const account = await registerUser(server(), "line");
+    const lines: string[] = [];
+    const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line).msg as string) });
+    const line = new DirectLine({ service: server().service, domain: server().domain, username: account.username, password: account.password, resource: "probe" }, 65_536, log, {
+      keepAliveMs: 200,
+      probeTimeoutMs: 500,
+    });
+    afterThis(() => line.stop());
+    line.open(() => undefined);
+    await until(() => line.online, "direct line");
+    process.kill(server().pid, "SIGSTOP");
+    try {
+      await until(() => !line.online, "drop of the unanswering line");
+      expect(lines).toContain("the server did not answer a ping; dropping the connection to reconnect");
+    } finally {
+      process.kill(server().pid, "SIGCONT");
+    }
+    await until(() => line.online, "direct line back", 20_000);
+  }, 40_000);
 });

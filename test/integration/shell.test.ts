@@ -189,10 +189,10 @@ describe("a server() restart", () => {
       if (process.env.MFR_PRINT_FIGURES) console.log(`answering again ${Date.now() - back} ms after Prosody came back`);
       expect(coordinator.child.exitCode).toBeNull();
       await coordinator.joined(room, 2);
-      // Per connection (the room connection's lines carry no `line`, the direct line's say
-      // "direct"), one warning when it went and one line when it came back: not one per attempt.
+      // Per connection (its lines say which: "room", "direct"), one warning when it went and
+      // one line when it came back: not one per attempt.
       await coordinator.waitForLog((l) => l.line === "direct" && l.msg === "connection to the XMPP server is back", 10_000);
-      for (const line of [undefined, "direct"]) {
+      for (const line of ["room", "direct"]) {
         const ofLine = coordinator.logs.filter((l) => l.line === line);
         expect(ofLine.filter((l) => l.msg === LOST_CONNECTION_LOG)).toHaveLength(1);
         const comeBack = ofLine.filter((l) => l.msg === "connection to the XMPP server is back");
