@@ -6,7 +6,7 @@
  *   rdf-validate-shacl with the project's shapes (bench/pipeline/stock.ts);
  * - product: analyseModel, what the model worker runs (parse into one store, coordinator
  *   links, formal model, SHACL with the plan compiled from the shapes (src/model/shacl/),
- *   findings, Turtle and TriG, counts).
+ *   findings, the Turtle for solvers, counts).
  *
  * Each size runs in a fresh child process (so peak RSS is that size's, not the largest
  * one's): warm-up on a small model, then the stock runs, then the product runs (gc before
@@ -283,7 +283,7 @@ function printTable(all: SizeFigures[]): void {
       `${columns(label(f.size), String(f.storeQuads), ms(stock), ms(product), `${ratio.toFixed(2)}x`, target, identical, `${mib(f.rssAfterStock)} / ${mib(f.rssAfterProduct)}`)}`,
     );
   }
-  console.log("(the whole analyseModel, which also reads the formal model and writes Turtle and TriG, against stock; the issue's");
+  console.log("(the whole analyseModel, which also reads the formal model and writes the Turtle for solvers, against stock; the issue's");
   console.log(" measure, parse + merge + validate, is the like-for-like line of the split by phase below;");
   console.log(" median of 5 runs at 10k, 3 at 100k, 1 at 1M; quads = the stock store's quads, coordinator links included;");
   console.log(" peak RSS = the size's own process after the stock runs / after the product runs, high-water, so the second includes the first)");
@@ -313,7 +313,7 @@ function printPhases(all: SizeFigures[]): void {
     console.log(`  ${label(f.size)}  stock:   parse+store ${ms(s.parse)}, links ${ms(s.links)}, compile shapes ${ms(s.compile)}, validate ${ms(s.validate)}  = ${ms(stockTotal)}`);
     console.log(
       `        product: parse into the store ${ms(p.parse)}, coordinator links ${ms(p.merge)}, formal ${ms(p.formal)}, validateModel ${ms(p.validateModel)} (its SHACL engine alone, a separate run: ${ms(p.shaclRaw)}), ` +
-        `Turtle, TriG and triple count ${ms(p.turtle)}, counts by agent ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.count)}`,
+        `Turtle and triple count ${ms(p.turtle)}, counts by agent ${ms(p.count)}  = ${ms(p.parse + p.merge + p.formal + p.validateModel + p.turtle + p.count)}`,
     );
     const ratio = stockTotal / productCore;
     const verdict = f.size > 100_000 ? "none at 1M" : `target >= ${TARGET}x: ${ratio >= STRETCH ? "met, stretch too" : ratio >= TARGET ? "met" : "missed"}`;
