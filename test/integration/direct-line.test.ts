@@ -155,6 +155,10 @@ describe("the direct line", () => {
     await first.coordinator.directLine?.stop();
     // The server now routes chat to the bare JID to the one resource left.
     expect((await askHelp(alice, first.jid)).from).toBe(`${first.jid}/${COORDINATOR_NICK}`);
+    // An answer to a question that came on the line before it went leaves on the room connection.
+    await first.coordinator.reply({ kind: "direct", to: alice.jid, onDirectLine: true }, "late answer");
+    const late = await alice.waitForMessage((m) => m.body === "late answer");
+    expect(late.from).toBe(`${first.jid}/${COORDINATOR_NICK}`);
 
     const off = await startCoordinator("; xmpp:directLine false");
     expect(off.coordinator.directLine).toBeUndefined();
