@@ -24,7 +24,7 @@ import { DirectLine, OnceAcrossLines, type Line } from "./xmpp/direct-line.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
-import { bareJid, type Element } from "./xmpp/stanza.js";
+import { bareJid, splitJid, type Element } from "./xmpp/stanza.js";
 import { OperationsMetrics } from "./ops/metrics.js";
 import { readinessOf, type Readiness } from "./ops/readiness.js";
 import { partRefusalReason, type RefusalReason } from "./ops/refusals.js";
@@ -487,17 +487,19 @@ export class Coordinator {
       }
       return false;
     }
-    // Without the room (the room connection down while the direct line is up) nobody can be
-    // told to be an occupant, and what a command would say there would wait in the outbox.
-    if (!READ_ONLY.has(command.name) && !this.rooms.isJoined(bareJid(this.config.room))) {
-      this.refused("not-in-room");
-      await this.reply(context.replyTo, wording.notInRoom());
-      return false;
-    }
-    if (!READ_ONLY.has(command.name) && !this.isOccupantOrListed(context)) {
-      this.refused("not-occupant");
-      await this.reply(context.replyTo, wording.occupantsOnly());
-      return false;
+    if (!READ_ONLY.has(command.name)) {
+      // Without the room (the room connection down while the direct line is up) nobody can be
+      // told to be an occupant, and what a command would say there would wait in the outbox.
+      if (!this.rooms.isJoined(bareJid(this.config.room))) {
+        this.refused("not-in-room");
+        await this.reply(context.replyTo, wording.notInRoom());
+        return false;
+      }
+      if (!this.isOccupantOrListed(context)) {
+        this.refused("not-occupant");
+        await this.reply(context.replyTo, wording.occupantsOnly());
+        return false;
+      }
     }
     // Whoever types commands is a person: never invited to work.
     if (context.from.room === bareJid(this.config.room)) this.chooser.commandFrom(this.occupantFacts(context));
@@ -653,13 +655,13 @@ export class Coordinator {
       target.kind === "room"
         ? encodeMessage({ to: target.room, type: "groupchat", body: text })
         : encodeMessage({ to: target.to, type: "chat", body: text });
-    const directLine = target.kind === "direct" && target.onDirectLine && this.directLine?.online ? this.directLine : undefined;
-    const result = await (directLine ?? this.connection).send(stanza);
+    const connection = target.kind === "direct" && target.onDirectLine && this.directLine?.online ? this.directLine.xmpp : this.connection;
+    const result = await connection.send(stanza);
     if (result === "refused") this.log.error({ target }, "reply not sent: over the stanza limit");
   }
 }
 
 /** Addressed to our bare JID (no resource): the only kind of message a server may copy to both lines. */
 function isToBareJid(stanza: Element): boolean {
-  return !String(stanza.attrs.to ?? "").includes("/");
+  return splitJid(String(stanza.attrs.to ?? "")).resource === undefined;
 }

@@ -165,7 +165,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    */
   async settled(timeoutMs = 10_000): Promise<void> {
     if (!this.xmpp || !this.online) return;
-    await this.xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs).catch(() => undefined);
+    await this.pingServer(this.xmpp, timeoutMs).catch(() => undefined);
   }
 
   /**
@@ -179,7 +179,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     const xmpp = this.xmpp;
     if (!xmpp || !this.online) return false;
     try {
-      await xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs);
+      await this.pingServer(xmpp, timeoutMs);
       return true;
     } catch (err) {
       if ((err as Error)?.name === "StanzaError") return true;
@@ -188,6 +188,11 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       (xmpp as unknown as { socket?: { destroy(): void } | null }).socket?.destroy();
       return false;
     }
+  }
+
+  /** An XEP-0199 ping to our server; rejects on an error reply or the timeout. */
+  private pingServer(xmpp: Client, timeoutMs: number): Promise<unknown> {
+    return xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import { XmppConnection, type AccountSettings, type SendResult } from "./connection.js";
+import { XmppConnection, type AccountSettings } from "./connection.js";
 import type { Element } from "./stanza.js";
 
 /**
@@ -55,7 +55,7 @@ export class DirectLine {
     return this.connection.online;
   }
 
-  /** The connection itself, for the IQ handlers (disco#info, ping) every resource of ours answers. */
+  /** The connection itself: for the IQ handlers (disco#info, ping) every resource of ours answers, and for answers sent on it. */
   get xmpp(): XmppConnection {
     return this.connection;
   }
@@ -80,11 +80,6 @@ export class DirectLine {
         "the direct line gave up (its login was refused) and will not retry; 1:1 chat goes through the room connection",
       );
     });
-  }
-
-  /** Sends on this line; queued while it is down, so callers check `online` and otherwise use the room connection. */
-  send(stanza: Element): Promise<SendResult> {
-    return this.connection.send(stanza);
   }
 
   async stop(): Promise<void> {
