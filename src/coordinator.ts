@@ -21,6 +21,7 @@ import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { DirectLine, OnceAcrossLines, type Line } from "./xmpp/direct-line.js";
+import { DEFAULT_KEEP_ALIVE, Periodic, type KeepAliveTiming } from "./xmpp/keep-alive.js";
 import { classifyMessage, type InboundMessage } from "./xmpp/inbound.js";
 import { Rooms, type RoomIdentities } from "./xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "./xmpp/service-discovery.js";
@@ -54,6 +55,8 @@ export interface CoordinatorOptions {
   now?: () => number;
   /** The durable store; opened by the caller so that a bad database stops the start cleanly. */
   store?: SessionStore;
+  /** How often both connections check in with the server and the rooms (keep-alive.ts); tests shorten it. */
+  keepAlive?: Partial<KeepAliveTiming>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -81,6 +84,8 @@ export class Coordinator {
   readonly chooser: AgentChooser;
   private readonly store: SessionStore | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  /** The room connection's checks: the server answers, and every room still counts us. */
+  private readonly keepAlive: Periodic;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
   /** What /metrics shows (src/ops/): fed by the session steps, the refusals below and the connection. */
@@ -97,8 +102,13 @@ export class Coordinator {
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log.child({ line: "room" }));
     this.rooms = new Rooms(this.connection, this.log);
     this.directLine = this.config.xmpp.directLine
-      ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }))
+      ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }), options.keepAlive)
       : undefined;
+    const { keepAliveMs, probeTimeoutMs } = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
+    this.keepAlive = new Periodic(async () => {
+      // A socket found dead is dropped and reconnects, and every room is joined again then.
+      if (await this.connection.probe(probeTimeoutMs)) await this.rooms.check(probeTimeoutMs);
+    }, keepAliveMs);
     this.chooser = new AgentChooser({
       agentsDir: this.config.agentsDir,
       ownProfile: this.config.profilePath,
@@ -208,6 +218,7 @@ export class Coordinator {
     // Entered rooms are rejoined after every reconnect, so the phase rooms come back with the others.
     for (const room of this.phaseRoomJids()) await this.rooms.enter(room, this.config.nick);
     await this.connection.start();
+    this.keepAlive.start();
     // After the room connection, so that it takes 1:1 chat until the direct line is up.
     this.directLine?.open((stanza) => this.onDirectLineMessage(stanza));
   }
@@ -251,6 +262,7 @@ export class Coordinator {
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.keepAlive.stop();
     await this.web?.close();
     await this.sessions.close();
     await this.models.close();

@@ -8,6 +8,7 @@ import { feedParserInWholeTexts } from "./text-feed.js";
 import { sendWithoutDelay } from "./no-delay.js";
 import { withoutStreamManagement } from "./stream-features.js";
 import { NS_DISCO_INFO, NS_PING, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
+import type { PingAnswer } from "./keep-alive.js";
 
 export interface AccountSettings {
   service: string;
@@ -187,6 +188,23 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.log.warn({ timeoutMs, err: describeError(err) }, "the server did not answer a ping; dropping the connection to reconnect");
       (xmpp as unknown as { socket?: { destroy(): void } | null }).socket?.destroy();
       return false;
+    }
+  }
+
+  /**
+   * Pings an entity (XEP-0199), e.g. our own occupant in a room (XEP-0410), and says what came
+   * back. Never rejects; it leaves the socket alone, whatever the answer (`probe` is for that).
+   */
+  async ping(jid: string, timeoutMs: number): Promise<PingAnswer> {
+    const xmpp = this.xmpp;
+    if (!xmpp || !this.online) return { kind: "offline" };
+    try {
+      await xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), jid, timeoutMs);
+      return { kind: "result" };
+    } catch (err) {
+      const condition = (err as { name?: string; condition?: unknown }).name === "StanzaError" ? (err as { condition?: unknown }).condition : undefined;
+      if (typeof condition === "string") return { kind: "error", condition };
+      return xmpp === this.xmpp && this.online ? { kind: "timeout" } : { kind: "offline" };
     }
   }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { XmppConnection, type AccountSettings } from "./connection.js";
 import type { Element } from "./stanza.js";
+import { DEFAULT_KEEP_ALIVE, Periodic, type KeepAliveTiming } from "./keep-alive.js";
 
 /**
  * The direct line: a second connection of the coordinator's account, under a resource of its
@@ -24,27 +25,18 @@ export function directLineResource(resource: string): string {
   return `${resource}-direct`;
 }
 
-export interface DirectLineTiming {
-  /** How often the line pings the server while it is up; it carries little, so a dead socket would go unnoticed. */
-  keepAliveMs: number;
-  /** How long a ping may go unanswered before the socket is taken for dead. */
-  probeTimeoutMs: number;
-}
-
-const DEFAULT_TIMING: DirectLineTiming = { keepAliveMs: 60_000, probeTimeoutMs: 10_000 };
-
 export class DirectLine {
   private readonly connection: XmppConnection;
-  private readonly timing: DirectLineTiming;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private readonly keepAlive: Periodic;
 
   constructor(
     account: AccountSettings,
     maxStanzaBytes: number,
     private readonly log: Logger,
-    timing: Partial<DirectLineTiming> = {},
+    timing: Partial<KeepAliveTiming> = {},
   ) {
-    this.timing = { ...DEFAULT_TIMING, ...timing };
+    const { keepAliveMs, probeTimeoutMs } = { ...DEFAULT_KEEP_ALIVE, ...timing };
+    this.keepAlive = new Periodic(async () => void (await this.connection.probe(probeTimeoutMs)), keepAliveMs);
     this.connection = new XmppConnection(
       { account: { ...account, resource: directLineResource(account.resource) }, maxStanzaBytes, presencePriority: DIRECT_LINE_PRIORITY },
       log,
@@ -71,10 +63,9 @@ export class DirectLine {
     });
     this.connection.on("online", (jid) => this.log.info({ jid }, "direct line open: 1:1 chat comes and goes here"));
     // Silently dead, the line would keep 1:1 chat from the room connection: the server would route it here.
-    this.keepAlive = setInterval(() => void this.connection.probe(this.timing.probeTimeoutMs), this.timing.keepAliveMs);
-    this.keepAlive.unref();
+    this.keepAlive.start();
     this.connection.start().catch((err: unknown) => {
-      clearInterval(this.keepAlive);
+      this.keepAlive.stop();
       this.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         "the direct line gave up (its login was refused) and will not retry; 1:1 chat goes through the room connection",
@@ -83,7 +74,7 @@ export class DirectLine {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.keepAlive);
+    this.keepAlive.stop();
     await this.connection.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
+import { selfPingVerdict } from "./keep-alive.js";
 import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
 import { NS_MUC, NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
 
@@ -54,6 +55,8 @@ interface RoomState {
   /** As seen at the latest join. */
   identities: RoomIdentities | undefined;
   pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
+  /** Set when the room banned us: the keep-alive does not knock again (a reconnect still tries). */
+  banned?: boolean;
   /** Set while we leave on purpose (shutdown): the room's answer is then expected, not news. */
   leaving?: { done: () => void };
 }
@@ -94,14 +97,46 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
 
   /** Marks every room as left; called when the connection drops. */
   markDisconnected(): void {
-    for (const room of this.rooms.values()) {
-      room.joined = false;
-      room.lineages.suspend(room.occupants.values());
-      room.occupants.clear();
-      room.renaming.clear();
-      room.pendingJoin?.reject(new Error("disconnected while joining"));
-      room.pendingJoin = undefined;
+    for (const room of this.rooms.values()) this.forgetPresence(room, "disconnected while joining");
+  }
+
+  /**
+   * Makes sure we are in every room we mean to be in (keep-alive.ts). A room we are not in
+   * (a join that failed or timed out after a reconnect) is joined again; in one we think we
+   * are in, we ping our own occupant (XEP-0410), and a room that no longer counts us (its
+   * service restarted and lost us without a word) is joined again. A room being joined or
+   * left, or one that banned us, is left alone. Never throws.
+   */
+  async check(timeoutMs: number): Promise<void> {
+    if (!this.connection.online) return;
+    await Promise.all([...this.rooms.values()].map((room) => this.checkRoom(room, timeoutMs)));
+  }
+
+  private async checkRoom(room: RoomState, timeoutMs: number): Promise<void> {
+    if (room.pendingJoin || room.leaving || (room.banned && !room.joined)) return;
+    if (room.joined) {
+      const nick = room.nick;
+      const answer = await this.connection.ping(`${room.jid}/${nick}`, timeoutMs);
+      const verdict = selfPingVerdict(answer);
+      if (verdict === "unknown") this.log.debug({ room: room.jid, answer: answer.kind }, "the room did not say whether we are still in it; asking again later");
+      // A join, a leave or a drop since the ping went out settled the question already.
+      if (verdict !== "out" || !room.joined || room.nick !== nick || room.pendingJoin || room.leaving) return;
+      this.log.warn({ room: room.jid, nick, condition: answer.kind === "error" ? answer.condition : undefined }, "the room no longer counts us as an occupant; joining again");
+      this.forgetPresence(room, "left while joining");
+    } else {
+      this.log.info({ room: room.jid }, "not in the room; joining again");
     }
+    await this.join(room.jid).catch((err: Error) => this.log.error({ room: room.jid, err: err.message }, "could not join the room"));
+  }
+
+  /** What we knew of a room's occupants goes; a pending join fails with `why`. */
+  private forgetPresence(room: RoomState, why: string): void {
+    room.joined = false;
+    room.lineages.suspend(room.occupants.values());
+    room.occupants.clear();
+    room.renaming.clear();
+    room.pendingJoin?.reject(new Error(why));
+    room.pendingJoin = undefined;
   }
 
   /**
@@ -286,12 +321,16 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       const why = statuses.has("307") ? "kicked" : statuses.has("301") ? "banned" : "removed";
       if (statuses.has("303")) return; // our own nick change
       this.log.warn({ room: room.jid, why }, "left the room involuntarily");
-      if (why !== "banned") setTimeout(() => void this.join(room.jid).catch(() => undefined), 5000).unref();
+      room.banned = why === "banned";
+      // Unless the keep-alive got there first (rooms.check).
+      const rejoin = (): void => void (room.joined || room.pendingJoin ? undefined : this.join(room.jid).catch(() => undefined));
+      if (!room.banned) setTimeout(rejoin, 5000).unref();
       return;
     }
     room.nick = nick;
     const first = !room.joined;
     room.joined = true;
+    room.banned = false;
     room.pendingJoin?.resolve();
     room.pendingJoin = undefined;
     if (first) {
@@ -347,6 +386,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     }
     const pending = room.pendingJoin;
     room.pendingJoin = undefined;
+    // XEP-0045 7.2.7: a banned user's join is refused as forbidden.
+    room.banned = condition === "forbidden";
     pending.reject(condition === "conflict" ? new NickConflict(nick) : new Error(`the room refused us: ${condition}`));
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * Staying in touch with the server and the rooms. A TCP connection can die without a word (a
+ * NAT that forgets it, a server host that vanishes), and a room can lose us without telling
+ * us (its service restarted, or the join after a reconnect failed or timed out): either way
+ * the coordinator would look present and hear nothing, for as long as it runs. So every so
+ * often each connection pings its server (XEP-0199), and the room connection pings itself in
+ * each of its rooms (XEP-0410, "MUC Self-Ping") and joins again where it is out.
+ */
+
+export interface KeepAliveTiming {
+  /** How often a connection checks in with its server (and the room connection with its rooms). */
+  keepAliveMs: number;
+  /** How long a ping may go unanswered before the socket is taken for dead. */
+  probeTimeoutMs: number;
+}
+
+export const DEFAULT_KEEP_ALIVE: KeepAliveTiming = { keepAliveMs: 60_000, probeTimeoutMs: 10_000 };
+
+/** What came back for a ping (XEP-0199) to some entity. */
+export type PingAnswer = { kind: "result" } | { kind: "error"; condition: string } | { kind: "timeout" } | { kind: "offline" };
+
+/** Whether a room still counts us as an occupant, by the answer to our self-ping. */
+export type SelfPingVerdict = "in" | "out" | "unknown";
+
+/**
+ * How XEP-0410 (3.2) reads the answer to a ping sent to our own occupant JID: the room
+ * forwards it to us (or answers for us) only while we are an occupant.
+ * - a result: in;
+ * - `service-unavailable` / `feature-not-implemented`: in (the ping reached a client that does not answer pings);
+ * - `item-not-found`: in (the nick just changed);
+ * - `remote-server-not-found` / `remote-server-timeout`, no answer, or offline: unknown (the room's
+ *   service is out of reach; ask again next time rather than leave and join on a guess);
+ * - any other error (Prosody says `not-acceptable`): out, join again.
+ */
+export function selfPingVerdict(answer: PingAnswer): SelfPingVerdict {
+  switch (answer.kind) {
+    case "result":
+      return "in";
+    case "timeout":
+    case "offline":
+      return "unknown";
+    case "error":
+      if (IN_ROOM_CONDITIONS.has(answer.condition)) return "in";
+      if (UNREACHABLE_CONDITIONS.has(answer.condition)) return "unknown";
+      return "out";
+  }
+}
+
+const IN_ROOM_CONDITIONS: ReadonlySet<string> = new Set(["service-unavailable", "feature-not-implemented", "item-not-found"]);
+const UNREACHABLE_CONDITIONS: ReadonlySet<string> = new Set(["remote-server-not-found", "remote-server-timeout"]);
+
+/**
+ * Runs `check` every `everyMs` until stopped, never two at once: a check that takes longer
+ * than the period (a server slow to answer) is not piled up behind. The timer does not keep
+ * the process alive, and a check that throws is the check's own business.
+ */
+export class Periodic {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    private readonly check: () => Promise<void>,
+    private readonly everyMs: number,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await this.check();
+    } catch {
+      // Checks report their own failures; the next tick tries again.
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * Keeping in touch (src/xmpp/keep-alive.ts): the room connection pings its server and itself
+ * in each room (XEP-0410), so that a silently dead socket, a join that failed after a
+ * reconnect, or a room that lost us without a word do not leave the coordinator deaf for as
+ * long as it runs. Against a real Prosody, with the checks every 200 ms instead of every minute.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { Coordinator } from "../../src/coordinator.js";
+import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
+import { SessionStore } from "../../src/store/index.js";
+import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
+import { TestPeer } from "../support/peer.js";
+import { peerOptions, registerUser, uniqueRoom, useTestProsody, type TestAccount } from "../support/prosody.js";
+import { COORDINATOR_NICK } from "../support/room-kit.js";
+
+const { server, afterThis } = useTestProsody();
+const KEEP_ALIVE = { keepAliveMs: 200, probeTimeoutMs: 500 };
+const NS_MUC_OWNER = "http://jabber.org/protocol/muc#owner";
+const NS_MUC_ADMIN = "http://jabber.org/protocol/muc#admin";
+
+interface LogLine {
+  msg: string;
+  line?: string;
+  err?: string;
+}
+
+interface Running {
+  coordinator: Coordinator;
+  account: TestAccount;
+  logs: LogLine[];
+}
+
+const running: Coordinator[] = [];
+afterEach(async () => {
+  for (const c of running.splice(0)) await c.stop().catch(() => undefined);
+});
+
+/** A coordinator in this process, checking in every 200 ms, its log lines kept. */
+async function startCoordinator(room: string): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), "mfr-keep-alive-"));
+  const account = await registerUser(server(), "coordinator");
+  const { profile, secrets } = writeLocalAgentProfile(dir, {
+    node: "coordinator",
+    nick: COORDINATOR_NICK,
+    server: server(),
+    account,
+    passwordKey: "coordinator",
+    resource: COORDINATOR_NICK,
+    room,
+    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ;`,
+  });
+  const config = loadConfig({ profile, secrets }, {}, dir);
+  const store = SessionStore.open(config.dataDir);
+  afterThis(async () => store.close());
+  const logs: LogLine[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+  const coordinator = new Coordinator({ config, log, store, keepAlive: KEEP_ALIVE });
+  running.push(coordinator);
+  await coordinator.start();
+  return { coordinator, account, logs };
+}
+
+async function person(room: string, nick: string): Promise<TestPeer> {
+  const account = await registerUser(server(), nick);
+  const peer = await TestPeer.connect(peerOptions(server(), account));
+  afterThis(() => peer.stop());
+  await peer.joinRoom(room, nick);
+  return peer;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The coordinator's own presence in the room, as an occupant sees it arrive. */
+function coordinatorArrives(peer: TestPeer, room: string): Promise<Element> {
+  return peer.waitForPresence((p) => p.attrs.from === `${room}/${COORDINATOR_NICK}` && p.attrs.type !== "unavailable", 10_000);
+}
+
+/** `help` said in the room is answered there: the coordinator hears the room and speaks in it. */
+async function answersInRoom(peer: TestPeer, room: string): Promise<void> {
+  await peer.sendGroupchat(room, { body: `${COORDINATOR_NICK}: help` });
+  await peer.waitForMessage((m) => m.from === `${room}/${COORDINATOR_NICK}` && (m.body ?? "").includes("mfr-start"), 10_000);
+}
+
+async function iq(peer: TestPeer, to: string, child: Element): Promise<void> {
+  await peer.xmpp.iqCaller.request(xml("iq", { type: "set", to }, child), 5000);
+}
+
+describe("keeping in touch with the server and the rooms", () => {
+  it("drops a room connection whose server stops answering, comes back, and is in its room again", async () => {
+    const room = uniqueRoom(server());
+    const { coordinator, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    process.kill(server().pid, "SIGSTOP");
+    try {
+      await until(() => !coordinator.connection.online, "drop of the unanswering room connection");
+      expect(logs.some((l) => l.line === "room" && l.msg === "the server did not answer a ping; dropping the connection to reconnect")).toBe(true);
+    } finally {
+      process.kill(server().pid, "SIGCONT");
+    }
+    await until(() => coordinator.rooms.isJoined(room), "the room joined again", 20_000);
+    await answersInRoom(await person(room, "alice"), room);
+  }, 40_000);
+
+  it("knocks again on a room that refused it until the room lets it in", async () => {
+    const room = uniqueRoom(server());
+    // The owner makes the room members-only before the coordinator comes.
+    const owner = await person(room, "owner");
+    await iq(
+      owner,
+      room,
+      xml(
+        "query",
+        { xmlns: NS_MUC_OWNER },
+        xml(
+          "x",
+          { xmlns: "jabber:x:data", type: "submit" },
+          xml("field", { var: "FORM_TYPE" }, xml("value", {}, "http://jabber.org/protocol/muc#roomconfig")),
+          xml("field", { var: "muc#roomconfig_membersonly" }, xml("value", {}, "1")),
+        ),
+      ),
+    );
+    const { coordinator, account, logs } = await startCoordinator(room);
+    await until(() => logs.some((l) => l.msg === "could not join the room" && (l.err ?? "").includes("registration-required")), "the refused join");
+    const refusedAt = logs.length;
+    // Still out a few checks later: nobody let it in yet.
+    await new Promise((r) => setTimeout(r, 3 * KEEP_ALIVE.keepAliveMs));
+    expect(coordinator.rooms.isJoined(room)).toBe(false);
+    expect(logs.slice(refusedAt).some((l) => l.msg === "not in the room; joining again")).toBe(true);
+
+    const arrives = coordinatorArrives(owner, room);
+    await iq(owner, room, xml("query", { xmlns: NS_MUC_ADMIN }, xml("item", { affiliation: "member", jid: account.jid })));
+    await arrives;
+    await until(() => coordinator.rooms.isJoined(room), "the join once a member");
+    await answersInRoom(owner, room);
+  }, 40_000);
+
+  it("finds out by a self-ping that the room lost it without a word, and joins again", async () => {
+    const room = uniqueRoom(server());
+    const { coordinator, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    const alice = await person(room, "alice");
+    // The room forgets us, and the news never reaches the coordinator (as when the room's
+    // service restarts behind a link that stays up): its answer to our leaving is swallowed.
+    const rooms = coordinator.rooms as unknown as { handlePresence(p: Element): boolean };
+    const handle = rooms.handlePresence.bind(coordinator.rooms);
+    let swallowed = 0;
+    rooms.handlePresence = (p) => {
+      const selfPresence = p.getChild("x", NS_MUC_USER)?.getChildren("status").some((s) => s.attrs.code === "110") ?? false;
+      if (p.attrs.type === "unavailable" && selfPresence && swallowed === 0) {
+        swallowed++;
+        return true;
+      }
+      return handle(p);
+    };
+    const gone = alice.waitForPresence((p) => p.attrs.from === `${room}/${COORDINATOR_NICK}` && p.attrs.type === "unavailable", 5000);
+    await coordinator.connection.send(xml("presence", { to: `${room}/${COORDINATOR_NICK}`, type: "unavailable" }));
+    await gone;
+    const back = coordinatorArrives(alice, room);
+    await until(() => logs.some((l) => l.msg === "the room no longer counts us as an occupant; joining again"), "the self-ping's finding");
+    expect(swallowed).toBe(1);
+    await back;
+    await until(() => coordinator.rooms.isJoined(room), "the join again");
+    await answersInRoom(alice, room);
+  }, 40_000);
+
+  it("leaves a room it is in alone: its self-pings are answered, and nobody sees it come and go", async () => {
+    const room = uniqueRoom(server());
+    const { coordinator, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    const alice = await person(room, "alice");
+    const before = alice.presences.length;
+    await new Promise((r) => setTimeout(r, 5 * KEEP_ALIVE.keepAliveMs));
+    expect(logs.some((l) => l.msg === "the room no longer counts us as an occupant; joining again" || l.msg === "not in the room; joining again")).toBe(false);
+    expect(alice.presences.slice(before).filter((p) => String(p.attrs.from).endsWith(`/${COORDINATOR_NICK}`))).toEqual([]);
+    expect(coordinator.rooms.isJoined(room)).toBe(true);
+  }, 40_000);
+});
