@@ -86,6 +86,7 @@ export class Coordinator {
   private pruneTimer: NodeJS.Timeout | undefined;
   /** The room connection's checks: the server answers, and every room still counts us. */
   private readonly keepAlive: Periodic;
+  private stopped = false;
   private readonly models: ModelWorker;
   readonly sessions: SessionHost;
   /** What /metrics shows (src/ops/): fed by the session steps, the refusals below and the connection. */
@@ -218,7 +219,8 @@ export class Coordinator {
     // Entered rooms are rejoined after every reconnect, so the phase rooms come back with the others.
     for (const room of this.phaseRoomJids()) await this.rooms.enter(room, this.config.nick);
     await this.connection.start();
-    this.keepAlive.start();
+    // A stop while the first connection was still being tried must not be followed by checks.
+    if (!this.stopped) this.keepAlive.start();
     // After the room connection, so that it takes 1:1 chat until the direct line is up.
     this.directLine?.open((stanza) => this.onDirectLineMessage(stanza));
   }
@@ -261,8 +263,10 @@ export class Coordinator {
 
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
-    this.keepAlive.stop();
+    // A check under way could otherwise join a room while the others are being left.
+    await this.keepAlive.stop();
     await this.web?.close();
     await this.sessions.close();
     await this.models.close();

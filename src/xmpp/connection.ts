@@ -69,6 +69,12 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private readonly outbox: Outbox;
   private readonly iqHandlers: Array<{ ns: string; name: string; handler: IqGetHandler }> = [];
   private stopping = false;
+  /**
+   * Counts streams coming up and going down. The client object outlives its sockets, and an
+   * IQ pending when a socket drops is not failed but times out later: an answer (or its
+   * absence) belongs to the stream it was asked on only if this has not moved since.
+   */
+  private stream = 0;
   private readonly backoff: Backoff;
   private readonly outage: OutageTracker;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -179,12 +185,14 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   async probe(timeoutMs: number): Promise<boolean> {
     const xmpp = this.xmpp;
     if (!xmpp || !this.online) return false;
+    const stream = this.stream;
     try {
       await this.pingServer(xmpp, timeoutMs);
       return true;
     } catch (err) {
       if ((err as Error)?.name === "StanzaError") return true;
-      if (xmpp !== this.xmpp || !this.online || this.stopping) return false;
+      // Asked on a stream that is gone: the one up now (if any) was not asked, and is left alone.
+      if (stream !== this.stream || !this.online || this.stopping) return false;
       this.log.warn({ timeoutMs, err: describeError(err) }, "the server did not answer a ping; dropping the connection to reconnect");
       (xmpp as unknown as { socket?: { destroy(): void } | null }).socket?.destroy();
       return false;
@@ -198,13 +206,15 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   async ping(jid: string, timeoutMs: number): Promise<PingAnswer> {
     const xmpp = this.xmpp;
     if (!xmpp || !this.online) return { kind: "offline" };
+    const stream = this.stream;
     try {
       await xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), jid, timeoutMs);
-      return { kind: "result" };
+      return stream === this.stream ? { kind: "result" } : { kind: "offline" };
     } catch (err) {
+      if (stream !== this.stream) return { kind: "offline" };
       const condition = (err as { name?: string; condition?: unknown }).name === "StanzaError" ? (err as { condition?: unknown }).condition : undefined;
       if (typeof condition === "string") return { kind: "error", condition };
-      return xmpp === this.xmpp && this.online ? { kind: "timeout" } : { kind: "offline" };
+      return this.online ? { kind: "timeout" } : { kind: "offline" };
     }
   }
 
@@ -291,8 +301,14 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     // Without an error listener the first failed reconnect would crash the process.
     xmpp.on("error", (err: unknown) => this.onError(err));
     xmpp.on("status", (status: string) => this.log.debug({ status }, "xmpp status"));
-    xmpp.on("online", (address: { toString(): string }) => void this.onOnline(address.toString()));
-    xmpp.on("disconnect", () => this.onDisconnect(xmpp));
+    xmpp.on("online", (address: { toString(): string }) => {
+      this.stream++;
+      void this.onOnline(address.toString());
+    });
+    xmpp.on("disconnect", () => {
+      this.stream++;
+      this.onDisconnect(xmpp);
+    });
     xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
     return xmpp;
   }

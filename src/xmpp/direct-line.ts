@@ -65,7 +65,7 @@ export class DirectLine {
     // Silently dead, the line would keep 1:1 chat from the room connection: the server would route it here.
     this.keepAlive.start();
     this.connection.start().catch((err: unknown) => {
-      this.keepAlive.stop();
+      void this.keepAlive.stop();
       this.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         "the direct line gave up (its login was refused) and will not retry; 1:1 chat goes through the room connection",
@@ -74,7 +74,7 @@ export class DirectLine {
   }
 
   async stop(): Promise<void> {
-    this.keepAlive.stop();
+    await this.keepAlive.stop();
     await this.connection.stop();
   }
 }

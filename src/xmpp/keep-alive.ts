@@ -23,14 +23,16 @@ export type PingAnswer = { kind: "result" } | { kind: "error"; condition: string
 export type SelfPingVerdict = "in" | "out" | "unknown";
 
 /**
- * How XEP-0410 (3.2) reads the answer to a ping sent to our own occupant JID: the room
+ * How the answer to a ping sent to our own occupant JID reads (XEP-0410 3.2): the room
  * forwards it to us (or answers for us) only while we are an occupant.
  * - a result: in;
  * - `service-unavailable` / `feature-not-implemented`: in (the ping reached a client that does not answer pings);
- * - `item-not-found`: in (the nick just changed);
  * - `remote-server-not-found` / `remote-server-timeout`, no answer, or offline: unknown (the room's
  *   service is out of reach; ask again next time rather than leave and join on a guess);
  * - any other error (Prosody says `not-acceptable`): out, join again.
+ * XEP-0410 counts `item-not-found` as in: another client sharing the nick just renamed it.
+ * Nobody shares ours and we never rename, and Prosody gives that answer for a room that no
+ * longer exists (a room the service lost on a restart): here it means out.
  */
 export function selfPingVerdict(answer: PingAnswer): SelfPingVerdict {
   switch (answer.kind) {
@@ -46,7 +48,7 @@ export function selfPingVerdict(answer: PingAnswer): SelfPingVerdict {
   }
 }
 
-const IN_ROOM_CONDITIONS: ReadonlySet<string> = new Set(["service-unavailable", "feature-not-implemented", "item-not-found"]);
+const IN_ROOM_CONDITIONS: ReadonlySet<string> = new Set(["service-unavailable", "feature-not-implemented"]);
 const UNREACHABLE_CONDITIONS: ReadonlySet<string> = new Set(["remote-server-not-found", "remote-server-timeout"]);
 
 /**
@@ -56,7 +58,7 @@ const UNREACHABLE_CONDITIONS: ReadonlySet<string> = new Set(["remote-server-not-
  */
 export class Periodic {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private running: Promise<void> | undefined;
 
   constructor(
     private readonly check: () => Promise<void>,
@@ -69,20 +71,19 @@ export class Periodic {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** No more checks; resolves once the one under way (if any) is over, so a shutdown does not race it. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.running;
   }
 
   private async tick(): Promise<void> {
     if (this.running) return;
-    this.running = true;
-    try {
-      await this.check();
-    } catch {
+    this.running = this.check().catch(() => {
       // Checks report their own failures; the next tick tries again.
-    } finally {
-      this.running = false;
-    }
+    });
+    await this.running;
+    this.running = undefined;
   }
 }

@@ -57,9 +57,14 @@ interface RoomState {
   pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
   /** Set when the room banned us: the keep-alive does not knock again (a reconnect still tries). */
   banned?: boolean;
+  /** After being put out (kicked, the room went away): the keep-alive leaves the room to the pause before rejoining. */
+  rejoinNotBefore?: number;
   /** Set while we leave on purpose (shutdown): the room's answer is then expected, not news. */
   leaving?: { done: () => void };
 }
+
+/** How long we wait before joining a room that put us out (kicked us, or went away). */
+const REJOIN_PAUSE_MS = 5000;
 
 /** How long a shutdown waits for each room to confirm we left before the stream closes anyway. */
 const LEAVE_CONFIRM_MS = 1500;
@@ -71,6 +76,7 @@ const LEAVE_CONFIRM_MS = 1500;
  */
 export class Rooms extends EventEmitter<RoomsEventMap> {
   private readonly rooms = new Map<string, RoomState>();
+  private closing = false;
 
   constructor(
     private readonly connection: XmppConnection,
@@ -88,6 +94,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
 
   /** Joins every room again; called on each `online`. Failures are logged, never thrown. */
   async rejoinAll(): Promise<void> {
+    if (this.closing) return;
     await Promise.all(
       [...this.rooms.keys()].map((jid) =>
         this.join(jid).catch((err: Error) => this.log.error({ room: jid, err: err.message }, "could not join the room")),
@@ -113,7 +120,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   }
 
   private async checkRoom(room: RoomState, timeoutMs: number): Promise<void> {
-    if (room.pendingJoin || room.leaving || (room.banned && !room.joined)) return;
+    if (this.closing || room.pendingJoin || room.leaving) return;
+    if (!room.joined && (room.banned || Date.now() < (room.rejoinNotBefore ?? 0))) return;
     if (room.joined) {
       const nick = room.nick;
       const answer = await this.connection.ping(`${room.jid}/${nick}`, timeoutMs);
@@ -145,6 +153,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
    * not mistaken for being thrown out.
    */
   async leaveAll(confirmWithinMs = LEAVE_CONFIRM_MS): Promise<void> {
+    // For good: nothing joins again after this (the kick pause's timer, a keep-alive check).
+    this.closing = true;
     const leaving = [...this.rooms.values()].filter((room) => room.joined).map((room) => this.leave(room, confirmWithinMs));
     await Promise.all(leaving);
   }
@@ -322,9 +332,10 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       if (statuses.has("303")) return; // our own nick change
       this.log.warn({ room: room.jid, why }, "left the room involuntarily");
       room.banned = why === "banned";
-      // Unless the keep-alive got there first (rooms.check).
-      const rejoin = (): void => void (room.joined || room.pendingJoin ? undefined : this.join(room.jid).catch(() => undefined));
-      if (!room.banned) setTimeout(rejoin, 5000).unref();
+      // Unless the keep-alive got there first (rooms.check), or we are shutting down.
+      const rejoin = (): void => void (this.closing || room.joined || room.pendingJoin ? undefined : this.join(room.jid).catch(() => undefined));
+      room.rejoinNotBefore = Date.now() + REJOIN_PAUSE_MS;
+      if (!room.banned) setTimeout(rejoin, REJOIN_PAUSE_MS).unref();
       return;
     }
     room.nick = nick;

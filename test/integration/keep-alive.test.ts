@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 /** A coordinator in this process, checking in every 200 ms, its log lines kept. */
-async function startCoordinator(room: string): Promise<Running> {
+async function startCoordinator(room: string, keepAlive = KEEP_ALIVE): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), "mfr-keep-alive-"));
   const account = await registerUser(server(), "coordinator");
   const { profile, secrets } = writeLocalAgentProfile(dir, {
@@ -59,7 +59,7 @@ async function startCoordinator(room: string): Promise<Running> {
   afterThis(async () => store.close());
   const logs: LogLine[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
-  const coordinator = new Coordinator({ config, log, store, keepAlive: KEEP_ALIVE });
+  const coordinator = new Coordinator({ config, log, store, keepAlive });
   running.push(coordinator);
   await coordinator.start();
   return { coordinator, account, logs };
@@ -96,6 +96,23 @@ async function iq(peer: TestPeer, to: string, child: Element): Promise<void> {
   await peer.xmpp.iqCaller.request(xml("iq", { type: "set", to }, child), 5000);
 }
 
+/** Makes the room forget the coordinator while the news never reaches it (its answer to our leaving is swallowed). */
+async function leaveUnheard(coordinator: Coordinator, room: string): Promise<() => number> {
+  const rooms = coordinator.rooms as unknown as { handlePresence(p: Element): boolean };
+  const handle = rooms.handlePresence.bind(coordinator.rooms);
+  let swallowed = 0;
+  rooms.handlePresence = (p) => {
+    const selfPresence = p.getChild("x", NS_MUC_USER)?.getChildren("status").some((s) => s.attrs.code === "110") ?? false;
+    if (p.attrs.type === "unavailable" && selfPresence && swallowed === 0) {
+      swallowed++;
+      return true;
+    }
+    return handle(p);
+  };
+  await coordinator.connection.send(xml("presence", { to: `${room}/${COORDINATOR_NICK}`, type: "unavailable" }));
+  return () => swallowed;
+}
+
 describe("keeping in touch with the server and the rooms", () => {
   it("drops a room connection whose server stops answering, comes back, and is in its room again", async () => {
     const room = uniqueRoom(server());
@@ -110,6 +127,26 @@ describe("keeping in touch with the server and the rooms", () => {
     }
     await until(() => coordinator.rooms.isJoined(room), "the room joined again", 20_000);
     await answersInRoom(await person(room, "alice"), room);
+  }, 40_000);
+
+  it("a ping asked on a stream that dropped meanwhile leaves the stream that replaced it alone", async () => {
+    const room = uniqueRoom(server());
+    const { coordinator, logs } = await startCoordinator(room, { keepAliveMs: 60_000, probeTimeoutMs: 10_000 });
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    process.kill(server().pid, "SIGSTOP");
+    let probe: Promise<boolean>;
+    try {
+      probe = coordinator.connection.probe(4000);
+      (coordinator.connection as unknown as { xmpp: { socket?: { destroy(): void } } }).xmpp.socket?.destroy();
+      await until(() => !coordinator.connection.online, "the drop");
+    } finally {
+      process.kill(server().pid, "SIGCONT");
+    }
+    await until(() => coordinator.connection.online, "the new stream", 10_000);
+    // The old stream's ping times out on the new one's watch: no answer, but nothing dropped.
+    expect(await probe).toBe(false);
+    expect(logs.some((l) => l.msg === "the server did not answer a ping; dropping the connection to reconnect")).toBe(false);
+    expect(coordinator.connection.online).toBe(true);
   }, 40_000);
 
   it("knocks again on a room that refused it until the room lets it in", async () => {
@@ -151,27 +188,42 @@ describe("keeping in touch with the server and the rooms", () => {
     await until(() => coordinator.rooms.isJoined(room), "the room join");
     const alice = await person(room, "alice");
     // The room forgets us, and the news never reaches the coordinator (as when the room's
-    // service restarts behind a link that stays up): its answer to our leaving is swallowed.
-    const rooms = coordinator.rooms as unknown as { handlePresence(p: Element): boolean };
-    const handle = rooms.handlePresence.bind(coordinator.rooms);
-    let swallowed = 0;
-    rooms.handlePresence = (p) => {
-      const selfPresence = p.getChild("x", NS_MUC_USER)?.getChildren("status").some((s) => s.attrs.code === "110") ?? false;
-      if (p.attrs.type === "unavailable" && selfPresence && swallowed === 0) {
-        swallowed++;
-        return true;
-      }
-      return handle(p);
-    };
+    // service restarts behind a link that stays up).
     const gone = alice.waitForPresence((p) => p.attrs.from === `${room}/${COORDINATOR_NICK}` && p.attrs.type === "unavailable", 5000);
-    await coordinator.connection.send(xml("presence", { to: `${room}/${COORDINATOR_NICK}`, type: "unavailable" }));
+    const swallowed = await leaveUnheard(coordinator, room);
     await gone;
     const back = coordinatorArrives(alice, room);
     await until(() => logs.some((l) => l.msg === "the room no longer counts us as an occupant; joining again"), "the self-ping's finding");
-    expect(swallowed).toBe(1);
+    expect(swallowed()).toBe(1);
     await back;
     await until(() => coordinator.rooms.isJoined(room), "the join again");
     await answersInRoom(alice, room);
+  }, 40_000);
+
+  it("finds out that its room is gone altogether (Prosody: item-not-found), and makes it anew", async () => {
+    const room = uniqueRoom(server());
+    const { coordinator, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    // Alone in a non-persistent room: when the room forgets us, the room itself goes.
+    const swallowed = await leaveUnheard(coordinator, room);
+    await until(() => logs.some((l) => l.msg === "the room no longer counts us as an occupant; joining again"), "the self-ping's finding");
+    expect(swallowed()).toBe(1);
+    await until(() => coordinator.rooms.isJoined(room), "the join again");
+    const alice = await person(room, "alice");
+    await answersInRoom(alice, room);
+  }, 40_000);
+
+  it("after a kick, waits its pause before joining again, checks or no checks", async () => {
+    const room = uniqueRoom(server());
+    const owner = await person(room, "owner");
+    const { coordinator, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    await iq(owner, room, xml("query", { xmlns: NS_MUC_ADMIN }, xml("item", { nick: COORDINATOR_NICK, role: "none" })));
+    await until(() => logs.some((l) => l.msg === "left the room involuntarily"), "the kick");
+    const kickedAt = Date.now();
+    await until(() => coordinator.rooms.isJoined(room), "the join after the pause", 15_000);
+    // Twenty checks fell in the pause; none of them joined early.
+    expect(Date.now() - kickedAt).toBeGreaterThanOrEqual(4000);
   }, 40_000);
 
   it("leaves a room it is in alone: its self-pings are answered, and nobody sees it come and go", async () => {
@@ -180,7 +232,17 @@ describe("keeping in touch with the server and the rooms", () => {
     await until(() => coordinator.rooms.isJoined(room), "the room join");
     const alice = await person(room, "alice");
     const before = alice.presences.length;
+    const answers: string[] = [];
+    const ping = coordinator.connection.ping.bind(coordinator.connection);
+    coordinator.connection.ping = async (jid, timeoutMs) => {
+      const answer = await ping(jid, timeoutMs);
+      if (jid === `${room}/${COORDINATOR_NICK}`) answers.push(answer.kind);
+      return answer;
+    };
     await new Promise((r) => setTimeout(r, 5 * KEEP_ALIVE.keepAliveMs));
+    // It did ask, and the room said it is in.
+    expect(answers.length).toBeGreaterThan(0);
+    expect(new Set(answers)).toEqual(new Set(["result"]));
     expect(logs.some((l) => l.msg === "the room no longer counts us as an occupant; joining again" || l.msg === "not in the room; joining again")).toBe(false);
     expect(alice.presences.slice(before).filter((p) => String(p.attrs.from).endsWith(`/${COORDINATOR_NICK}`))).toEqual([]);
     expect(coordinator.rooms.isJoined(room)).toBe(true);

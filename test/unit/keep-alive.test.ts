@@ -9,7 +9,7 @@ const CONDITIONS = [
   "redirect", "registration-required", "remote-server-not-found", "remote-server-timeout", "resource-constraint",
   "service-unavailable", "subscription-required", "undefined-condition", "unexpected-request",
 ];
-const IN = new Set(["service-unavailable", "feature-not-implemented", "item-not-found"]);
+const IN = new Set(["service-unavailable", "feature-not-implemented"]);
 const UNREACHABLE = new Set(["remote-server-not-found", "remote-server-timeout"]);
 
 describe("selfPingVerdict: what the answer to a self-ping (XEP-0410 3.2) says", () => {
@@ -27,8 +27,9 @@ describe("selfPingVerdict: what the answer to a self-ping (XEP-0410 3.2) says", 
         expect(selfPingVerdict(answer)).toBe(expected);
       }),
     );
-    // What Prosody answers a ping to an occupant JID from someone who is not an occupant.
+    // What Prosody answers a ping to an occupant JID from someone who is not an occupant, and one to a room that is gone.
     expect(selfPingVerdict({ kind: "error", condition: "not-acceptable" })).toBe("out");
+    expect(selfPingVerdict({ kind: "error", condition: "item-not-found" })).toBe("out");
   });
 });
 
@@ -62,6 +63,25 @@ describe("Periodic: a check every so often, never two at once", () => {
     periodic.stop();
     await vi.advanceTimersByTimeAsync(1000);
     expect(runs).toBe(2);
+  });
+
+  it("stop waits for the check under way, so a shutdown does not race it", async () => {
+    vi.useFakeTimers();
+    let release: () => void = () => undefined;
+    let finished = false;
+    const periodic = new Periodic(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      finished = true;
+    }, 100);
+    periodic.start();
+    await vi.advanceTimersByTimeAsync(100);
+    let stopped = false;
+    const stopping = periodic.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(50);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(finished).toBe(true);
   });
 
   it("a check that throws does not stop the next one", async () => {
