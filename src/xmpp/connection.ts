@@ -171,8 +171,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * it resolves at once (an error reply is an answer too).
    */
   async settled(timeoutMs = 10_000): Promise<void> {
-    if (!this.xmpp || !this.online) return;
-    await this.pingServer(this.xmpp, timeoutMs).catch(() => undefined);
+    await this.ping(this.options.account.domain, timeoutMs);
   }
 
   /**
@@ -184,19 +183,13 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    */
   async probe(timeoutMs: number): Promise<boolean> {
     const xmpp = this.xmpp;
-    if (!xmpp || !this.online) return false;
-    const stream = this.stream;
-    try {
-      await this.pingServer(xmpp, timeoutMs);
-      return true;
-    } catch (err) {
-      if ((err as Error)?.name === "StanzaError") return true;
-      // Asked on a stream that is gone: the one up now (if any) was not asked, and is left alone.
-      if (stream !== this.stream || !this.online || this.stopping) return false;
-      this.log.warn({ timeoutMs, err: describeError(err) }, "the server did not answer a ping; dropping the connection to reconnect");
-      (xmpp as unknown as { socket?: { destroy(): void } | null }).socket?.destroy();
-      return false;
-    }
+    const answer = await this.ping(this.options.account.domain, timeoutMs);
+    // Offline covers a stream that went while we waited: the one up now was not asked, and is left alone.
+    if (answer.kind !== "timeout") return answer.kind !== "offline";
+    if (this.stopping) return false;
+    this.log.warn({ timeoutMs }, "the server did not answer a ping; dropping the connection to reconnect");
+    (xmpp as unknown as { socket?: { destroy(): void } | null } | undefined)?.socket?.destroy();
+    return false;
   }
 
   /**
@@ -216,11 +209,6 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       if (typeof condition === "string") return { kind: "error", condition };
       return this.online ? { kind: "timeout" } : { kind: "offline" };
     }
-  }
-
-  /** An XEP-0199 ping to our server; rejects on an error reply or the timeout. */
-  private pingServer(xmpp: Client, timeoutMs: number): Promise<unknown> {
-    return xmpp.iqCaller.get(xml("ping", { xmlns: NS_PING }), this.options.account.domain, timeoutMs);
   }
 
   /**

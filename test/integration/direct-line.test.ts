@@ -5,19 +5,14 @@
  * higher), it answers there, it keeps answering while the room connection reads nothing,
  * and while it is down (or turned off) the room connection takes 1:1 chat as before.
  */
-import { mkdtempSync } from "node:fs";
 import type { Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
-import { Coordinator } from "../../src/coordinator.js";
-import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
+import type { Coordinator } from "../../src/coordinator.js";
 import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
 import { DirectLine } from "../../src/xmpp/direct-line.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
-import { SessionStore } from "../../src/store/index.js";
+import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK, helpAnswer, negotiation } from "../support/room-kit.js";
@@ -38,24 +33,9 @@ afterEach(async () => {
 
 /** A coordinator in this process (so a test can take one of its connections away), in a room of its own. */
 async function startCoordinator(xmppAccount = ""): Promise<Running> {
-  const dir = mkdtempSync(join(tmpdir(), "mfr-direct-line-"));
   const room = uniqueRoom(server());
-  const account = await registerUser(server(), "coordinator");
-  const { profile, secrets } = writeLocalAgentProfile(dir, {
-    node: "coordinator",
-    nick: COORDINATOR_NICK,
-    server: server(),
-    account,
-    passwordKey: "coordinator",
-    resource: COORDINATOR_NICK,
-    room,
-    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ;`,
-    xmppAccount,
-  });
-  const config = loadConfig({ profile, secrets }, {}, dir);
-  const store = SessionStore.open(config.dataDir);
-  const coordinator = new Coordinator({ config, log: pino({ level: "silent" }), store });
-  const r = { coordinator, jid: `${account.username}@${server().domain}`, room };
+  const { coordinator, account, store } = await inProcessCoordinator(server(), room, { log: pino({ level: "silent" }), xmppAccount });
+  const r = { coordinator, jid: account.jid, room };
   running.push(r);
   afterThis(async () => store.close());
   await coordinator.start();

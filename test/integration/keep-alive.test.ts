@@ -4,16 +4,11 @@
  * reconnect, or a room that lost us without a word do not leave the coordinator deaf for as
  * long as it runs. Against a real Prosody, with the checks every 200 ms instead of every minute.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
-import { Coordinator } from "../../src/coordinator.js";
-import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
-import { SessionStore } from "../../src/store/index.js";
+import type { Coordinator } from "../../src/coordinator.js";
 import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
+import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody, type TestAccount } from "../support/prosody.js";
 import { COORDINATOR_NICK } from "../support/room-kit.js";
@@ -42,24 +37,10 @@ afterEach(async () => {
 
 /** A coordinator in this process, checking in every 200 ms, its log lines kept. */
 async function startCoordinator(room: string, keepAlive = KEEP_ALIVE): Promise<Running> {
-  const dir = mkdtempSync(join(tmpdir(), "mfr-keep-alive-"));
-  const account = await registerUser(server(), "coordinator");
-  const { profile, secrets } = writeLocalAgentProfile(dir, {
-    node: "coordinator",
-    nick: COORDINATOR_NICK,
-    server: server(),
-    account,
-    passwordKey: "coordinator",
-    resource: COORDINATOR_NICK,
-    room,
-    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ;`,
-  });
-  const config = loadConfig({ profile, secrets }, {}, dir);
-  const store = SessionStore.open(config.dataDir);
-  afterThis(async () => store.close());
   const logs: LogLine[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
-  const coordinator = new Coordinator({ config, log, store, keepAlive });
+  const { coordinator, account, store } = await inProcessCoordinator(server(), room, { log, keepAlive });
+  afterThis(async () => store.close());
   running.push(coordinator);
   await coordinator.start();
   return { coordinator, account, logs };
