@@ -9,8 +9,8 @@
 "use strict";
 
 (function () {
-  /** Read by the browser tests: the graph instance and how often the page was refreshed. */
-  const view = { cy: null, refreshes: 0, graphVersion: null };
+  /** Read by the browser tests: the graph instance and how often the page was refreshed (and `morph`, below). */
+  const view = { cy: null, refreshes: 0, graphVersion: null, morph: null };
   window.mfrView = view;
 
   const SHAPES = { entities: "round-rectangle", stateVariables: "ellipse", actions: "hexagon", constraints: "diamond", goals: "star" };
@@ -116,6 +116,53 @@
     if (el) el.textContent = text;
   }
 
+  /** What identifies a row across refreshes: a session, a model item, a timeline entry. */
+  function keyOf(node) {
+    if (node.nodeType !== 1) return null;
+    return node.id || node.dataset.session || node.dataset.item || node.dataset.index || null;
+  }
+
+  /**
+   * Brings `old` to what `fresh` shows, keeping every node that did not change. Swapping whole
+   * sections lost a click whose press and release fell either side of a refresh (on a busy
+   * coordinator the sessions list refreshes several times a second), and a text selection.
+   */
+  function morph(old, fresh) {
+    if (old.isEqualNode(fresh)) return;
+    if (old.nodeType !== 1 || old.nodeName !== fresh.nodeName || keyOf(old) !== keyOf(fresh)) {
+      if (old.nodeType === 3 && fresh.nodeType === 3) old.nodeValue = fresh.nodeValue;
+      else old.replaceWith(document.adoptNode(fresh));
+      return;
+    }
+    for (const { name } of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+    for (const { name, value } of [...fresh.attributes]) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+    const keyed = new Map();
+    for (const child of old.childNodes) if (keyOf(child) !== null) keyed.set(keyOf(child), child);
+    const kept = new Set();
+    let cursor = old.firstChild;
+    for (const next of [...fresh.childNodes]) {
+      const key = keyOf(next);
+      // A keyed row is matched by its key wherever it was; anything else by its place.
+      let match = key !== null ? keyed.get(key) : cursor && keyOf(cursor) === null ? cursor : null;
+      if (match && kept.has(match)) match = null;
+      if (match) {
+        if (match !== cursor) old.insertBefore(match, cursor);
+        else cursor = cursor.nextSibling;
+        kept.add(match);
+        morph(match, next);
+      } else {
+        old.insertBefore(document.adoptNode(next), cursor);
+      }
+    }
+    while (cursor) {
+      const after = cursor.nextSibling;
+      if (!kept.has(cursor)) cursor.remove();
+      cursor = after;
+    }
+  }
+
+  view.morph = morph;
+
   let pending = false;
   function scheduleRefresh(source) {
     if (pending) return;
@@ -132,7 +179,7 @@
     const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
     for (const section of fresh.querySelectorAll("[data-live]")) {
       const old = section.id ? document.getElementById(section.id) : null;
-      if (old) old.replaceWith(document.adoptNode(section));
+      if (old) morph(old, section);
     }
     paintLegend();
     view.refreshes += 1;

@@ -73,6 +73,11 @@ async function graphNodes(page: Page): Promise<Array<{ id: string; label: string
   });
 }
 
+/** A mark the test leaves on an element, to see whether the page's refreshes kept it. */
+interface LinkMarks {
+  document: { querySelector(selector: string): { mark?: string } | null };
+}
+
 /** What the tests read inside the page (the compiler here knows Node, not the DOM). */
 interface InPage {
   document: { getElementById(id: string): { textContent: string | null } | null; querySelectorAll(selector: string): { length: number } };
@@ -135,6 +140,12 @@ describe("the web view in a browser", () => {
     await page.waitForSelector("#model-graph[data-state=failed]", { state: "attached", timeout: 10_000 });
     expect(await graphNodes(page)).toHaveLength(0);
     await page.evaluate(() => ((globalThis as unknown as InPage).notReloaded = true));
+    // A mark on the timeline's first row: the refreshes to come must keep the element (a click
+    // pressed before a refresh and released after it still lands; a selection stays).
+    await page.evaluate(() => {
+      const row = (globalThis as unknown as LinkMarks).document.querySelector('#timeline tr[data-index="0"]');
+      if (row) row.mark = "first";
+    });
 
     // The fix arrives; the page follows the session to its end by itself, the graph drawn again.
     await planner.contribute(sessionId, PLANNER_TURTLE);
@@ -144,6 +155,7 @@ describe("the web view in a browser", () => {
       return document.querySelectorAll("#model-graph[data-state=drawn]").length === 1 && document.querySelectorAll("table.findings tr.sev-Violation").length === 0;
     });
     expect(await page.evaluate(() => (globalThis as unknown as InPage).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as LinkMarks).document.querySelector('#timeline tr[data-index="0"]')?.mark)).toBe("first");
     expect(await page.locator("#session-status").textContent()).toBe("solved");
     expect((await graphNodes(page)).filter((n) => n.classes.includes("violation"))).toHaveLength(0);
 
