@@ -105,11 +105,11 @@ export class Coordinator {
     this.directLine = this.config.xmpp.directLine
       ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }), options.keepAlive)
       : undefined;
-    const { keepAliveMs, probeTimeoutMs } = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
+    const timing = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
     this.keepAlive = new Periodic(async () => {
       // A socket found dead is dropped and reconnects, and every room is joined again then.
-      if (await this.connection.probe(probeTimeoutMs)) await this.rooms.check(probeTimeoutMs);
-    }, keepAliveMs);
+      if (await this.connection.probe(timing.probeTimeoutMs)) await this.rooms.check(timing);
+    }, timing.keepAliveMs);
     this.chooser = new AgentChooser({
       agentsDir: this.config.agentsDir,
       ownProfile: this.config.profilePath,

@@ -12,9 +12,15 @@ export interface KeepAliveTiming {
   keepAliveMs: number;
   /** How long a ping may go unanswered before the socket is taken for dead. */
   probeTimeoutMs: number;
+  /**
+   * How long a room that banned us is left alone before we knock again: a ban can be lifted,
+   * and nothing tells the banned user. Knocking every minute would fill a room's log with
+   * refusals; every ten minutes finds a lifted ban soon enough.
+   */
+  bannedRetryMs: number;
 }
 
-export const DEFAULT_KEEP_ALIVE: KeepAliveTiming = { keepAliveMs: 60_000, probeTimeoutMs: 10_000 };
+export const DEFAULT_KEEP_ALIVE: KeepAliveTiming = { keepAliveMs: 60_000, probeTimeoutMs: 10_000, bannedRetryMs: 600_000 };
 
 /** What came back for a ping (XEP-0199) to some entity. */
 export type PingAnswer = { kind: "result" } | { kind: "error"; condition: string } | { kind: "timeout" } | { kind: "offline" };

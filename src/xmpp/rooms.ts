@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
-import { selfPingVerdict } from "./keep-alive.js";
+import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
 import { NS_MUC, NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
 
@@ -55,8 +55,8 @@ interface RoomState {
   /** As seen at the latest join. */
   identities: RoomIdentities | undefined;
   pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
-  /** Set when the room banned us: the keep-alive does not knock again (a reconnect still tries). */
-  banned?: boolean;
+  /** When the room banned us (or last refused us as banned): the keep-alive knocks again only after a while (a reconnect tries at once). */
+  bannedAt?: number;
   /** After being put out (kicked, the room went away): the keep-alive leaves the room to the pause before rejoining. */
   rejoinNotBefore?: number;
   /** Set while we leave on purpose (shutdown): the room's answer is then expected, not news. */
@@ -112,16 +112,17 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
    * (a join that failed or timed out after a reconnect) is joined again; in one we think we
    * are in, we ping our own occupant (XEP-0410), and a room that no longer counts us (its
    * service restarted and lost us without a word) is joined again. A room being joined or
-   * left, or one that banned us, is left alone. Never throws.
+   * left is left alone, and one that banned us until `bannedRetryMs` has passed. Never throws.
    */
-  async check(timeoutMs: number): Promise<void> {
+  async check(timing: Pick<KeepAliveTiming, "probeTimeoutMs" | "bannedRetryMs">): Promise<void> {
     if (!this.connection.online) return;
-    await Promise.all([...this.rooms.values()].map((room) => this.checkRoom(room, timeoutMs)));
+    await Promise.all([...this.rooms.values()].map((room) => this.checkRoom(room, timing)));
   }
 
-  private async checkRoom(room: RoomState, timeoutMs: number): Promise<void> {
+  private async checkRoom(room: RoomState, { probeTimeoutMs: timeoutMs, bannedRetryMs }: Pick<KeepAliveTiming, "probeTimeoutMs" | "bannedRetryMs">): Promise<void> {
     if (this.closing || room.pendingJoin || room.leaving) return;
-    if (!room.joined && (room.banned || Date.now() < (room.rejoinNotBefore ?? 0))) return;
+    const now = Date.now();
+    if (!room.joined && (now < (room.rejoinNotBefore ?? 0) || (room.bannedAt !== undefined && now < room.bannedAt + bannedRetryMs))) return;
     if (room.joined) {
       const nick = room.nick;
       const answer = await this.connection.ping(`${room.jid}/${nick}`, timeoutMs);
@@ -131,6 +132,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       if (verdict !== "out" || !room.joined || room.nick !== nick || room.pendingJoin || room.leaving) return;
       this.log.warn({ room: room.jid, nick, condition: answer.kind === "error" ? answer.condition : undefined }, "the room no longer counts us as an occupant; joining again");
       this.forgetPresence(room, "left while joining");
+    } else if (room.bannedAt !== undefined) {
+      this.log.info({ room: room.jid, bannedAt: new Date(room.bannedAt).toISOString() }, "trying again the room that banned us, in case the ban was lifted");
     } else {
       this.log.info({ room: room.jid }, "not in the room; joining again");
     }
@@ -331,17 +334,18 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       const why = statuses.has("307") ? "kicked" : statuses.has("301") ? "banned" : "removed";
       if (statuses.has("303")) return; // our own nick change
       this.log.warn({ room: room.jid, why }, "left the room involuntarily");
-      room.banned = why === "banned";
+      room.bannedAt = why === "banned" ? Date.now() : undefined;
       // Unless the keep-alive got there first (rooms.check), or we are shutting down.
       const rejoin = (): void => void (this.closing || room.joined || room.pendingJoin ? undefined : this.join(room.jid).catch(() => undefined));
+      if (room.bannedAt !== undefined) return; // the keep-alive knocks again after a while (check)
       room.rejoinNotBefore = Date.now() + REJOIN_PAUSE_MS;
-      if (!room.banned) setTimeout(rejoin, REJOIN_PAUSE_MS).unref();
+      setTimeout(rejoin, REJOIN_PAUSE_MS).unref();
       return;
     }
     room.nick = nick;
     const first = !room.joined;
     room.joined = true;
-    room.banned = false;
+    room.bannedAt = undefined;
     room.pendingJoin?.resolve();
     room.pendingJoin = undefined;
     if (first) {
@@ -398,7 +402,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     const pending = room.pendingJoin;
     room.pendingJoin = undefined;
     // XEP-0045 7.2.7: a banned user's join is refused as forbidden.
-    room.banned = condition === "forbidden";
+    room.bannedAt = condition === "forbidden" ? Date.now() : undefined;
     pending.reject(condition === "conflict" ? new NickConflict(nick) : new Error(`the room refused us: ${condition}`));
   }
 }

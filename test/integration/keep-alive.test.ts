@@ -14,7 +14,7 @@ import { peerOptions, registerUser, uniqueRoom, useTestProsody, type TestAccount
 import { COORDINATOR_NICK } from "../support/room-kit.js";
 
 const { server, afterThis } = useTestProsody();
-const KEEP_ALIVE = { keepAliveMs: 200, probeTimeoutMs: 500 };
+const KEEP_ALIVE = { keepAliveMs: 200, probeTimeoutMs: 500, bannedRetryMs: 2000 };
 const NS_MUC_OWNER = "http://jabber.org/protocol/muc#owner";
 const NS_MUC_ADMIN = "http://jabber.org/protocol/muc#admin";
 
@@ -205,6 +205,30 @@ describe("keeping in touch with the server and the rooms", () => {
     await until(() => coordinator.rooms.isJoined(room), "the join after the pause", 15_000);
     // Twenty checks fell in the pause; none of them joined early.
     expect(Date.now() - kickedAt).toBeGreaterThanOrEqual(4000);
+  }, 40_000);
+
+  it("knocks again, now and then, on a room that banned it, and is back once the ban is lifted", async () => {
+    const room = uniqueRoom(server());
+    const owner = await person(room, "owner");
+    const { coordinator, account, logs } = await startCoordinator(room);
+    await until(() => coordinator.rooms.isJoined(room), "the room join");
+    await iq(owner, room, xml("query", { xmlns: NS_MUC_ADMIN }, xml("item", { affiliation: "outcast", jid: account.jid })));
+    await until(() => logs.some((l) => l.msg === "left the room involuntarily"), "the ban");
+    const bannedAt = Date.now();
+    const knocks = () => logs.filter((l) => l.msg === "trying again the room that banned us, in case the ban was lifted").length;
+    // Ten checks pass without a knock; then one, refused, and the next only after another while.
+    await until(() => knocks() === 1, "a knock after the ban", 5000);
+    expect(Date.now() - bannedAt).toBeGreaterThanOrEqual(KEEP_ALIVE.bannedRetryMs - 100);
+    await until(() => logs.some((l) => l.msg === "could not join the room" && (l.err ?? "").includes("forbidden")), "the refusal");
+    await new Promise((r) => setTimeout(r, KEEP_ALIVE.bannedRetryMs / 2));
+    expect(knocks()).toBe(1);
+    expect(logs.some((l) => l.msg === "not in the room; joining again")).toBe(false);
+
+    const arrives = coordinatorArrives(owner, room);
+    await iq(owner, room, xml("query", { xmlns: NS_MUC_ADMIN }, xml("item", { affiliation: "none", jid: account.jid })));
+    await arrives;
+    await until(() => coordinator.rooms.isJoined(room), "the join once the ban is lifted");
+    await answersInRoom(owner, room);
   }, 40_000);
 
   it("leaves a room it is in alone: its self-pings are answered, and nobody sees it come and go", async () => {
