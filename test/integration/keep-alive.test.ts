@@ -112,7 +112,7 @@ describe("keeping in touch with the server and the rooms", () => {
 
   it("a ping asked on a stream that dropped meanwhile leaves the stream that replaced it alone", async () => {
     const room = uniqueRoom(server());
-    const { coordinator, logs } = await startCoordinator(room, { keepAliveMs: 60_000, probeTimeoutMs: 10_000 });
+    const { coordinator, logs } = await startCoordinator(room, { ...KEEP_ALIVE, keepAliveMs: 60_000, probeTimeoutMs: 10_000 });
     await until(() => coordinator.rooms.isJoined(room), "the room join");
     process.kill(server().pid, "SIGSTOP");
     let probe: Promise<boolean>;
