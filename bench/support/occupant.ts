@@ -6,7 +6,7 @@
 import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/protocol/vocab.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
-import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
+import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
 
 export type Element = ReturnType<typeof xml>;
 
@@ -24,12 +24,17 @@ export class Occupant {
   /** Any other message: 1:1 chats, private messages through the room. */
   onDirect: (stanza: Element) => void = () => undefined;
   readonly present = new Set<string>();
+  /**
+   * Sees each stanza's text before it is parsed; true means handled (or not wanted), and the
+   * stanza is dropped unparsed. By default everything is parsed.
+   */
+  skim: (raw: string) => boolean = () => false;
 
   constructor(server: ServerAddress, username: string, password: string, readonly room: string, readonly nick: string) {
     this.xmpp = client({ service: server.service, domain: server.domain, username, password, resource: nick });
-    // The library's parser is quadratic on a stanza that arrives in several chunks (text-feed.ts):
+    // The library's parser is quadratic on a stanza that arrives in several chunks (stanza-splitter.ts):
     // without this, the agents' own reading of each SolutionRequest would count as the coordinator's.
-    feedParserInWholeTexts(this.xmpp);
+    feedParserWholeStanzas(this.xmpp, { drop: (raw) => this.skim(raw) });
     sendWithoutDelay(this.xmpp);
     this.xmpp.on("error", () => undefined);
     this.xmpp.on("stanza", (stanza: Element) => {

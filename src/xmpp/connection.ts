@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
 import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
-import { feedParserInWholeTexts } from "./text-feed.js";
+import { feedParserWholeStanzas } from "./parser-feed.js";
 import { sendWithoutDelay } from "./no-delay.js";
 import { withoutStreamManagement } from "./stream-features.js";
 import { NS_DISCO_INFO, NS_PING, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
@@ -268,8 +268,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       resource: account.resource,
     });
     this.xmpp = xmpp;
-    // Large stanzas (model parts) would otherwise cost the parser quadratic time (see text-feed.ts).
-    feedParserInWholeTexts(xmpp);
+    // Large stanzas (model parts) would otherwise cost the parser quadratic time (see stanza-splitter.ts).
+    feedParserWholeStanzas(xmpp);
     // Small writes leave at once instead of waiting out the server's delayed acknowledgement.
     sendWithoutDelay(xmpp);
     // The library retries every second, forever, each attempt a log line here; ours backs off

@@ -13,7 +13,7 @@
 import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/protocol/vocab.js";
 import { withoutStreamManagement } from "../../src/xmpp/stream-features.js";
-import { feedParserInWholeTexts } from "../../src/xmpp/text-feed.js";
+import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 
 export type Element = ReturnType<typeof xml>;
@@ -244,7 +244,7 @@ export class TestPeer {
     xmpp.prependListener("element", (element: Element) => void withoutStreamManagement(element));
     // Test clients receive model parts of 200 KB too: the library's parser would take
     // quadratic time on each, and a slow reader makes the server queue what follows.
-    feedParserInWholeTexts(xmpp);
+    feedParserWholeStanzas(xmpp);
     sendWithoutDelay(xmpp);
     const features = options.features;
     if (features) {

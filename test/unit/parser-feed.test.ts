@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { xml } from "@xmpp/client";
-import { feedParserInWholeTexts, TextFeed } from "../../src/xmpp/text-feed.js";
+import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -17,13 +17,13 @@ const streamArb = fc
 /** Byte offsets at which the socket delivers the stream. */
 const cutsArb = fc.array(fc.nat(), { maxLength: 40 });
 
-async function parsed(chunks: Buffer[], hook: boolean): Promise<string[]> {
+async function parsed(chunks: Buffer[], hook: boolean, drop?: (stanza: string) => boolean): Promise<string[]> {
   const { Parser } = (await import("@xmpp/xml")) as unknown as { Parser: new () => { write(s: string): void; on(e: string, f: (el: Element) => void): void } };
   const parser = new Parser();
   const out: string[] = [];
   parser.on("element", (el) => out.push(el.toString()));
   const connection = { parser, _onData: (data: Buffer) => parser.write(data.toString("utf8")) };
-  if (hook) feedParserInWholeTexts(connection);
+  if (hook) feedParserWholeStanzas(connection, { drop });
   for (const chunk of chunks) connection._onData(chunk);
   return out;
 }
@@ -39,7 +39,7 @@ function cut(bytes: Buffer, offsets: number[]): Buffer[] {
   return chunks;
 }
 
-describe("feeding the XML parser whole texts", () => {
+describe("feeding the XML parser whole stanzas", () => {
   it("yields the same stanzas as one write of the whole stream, however the socket cuts it (even inside a UTF-8 character)", async () => {
     await fc.assert(
       fc.asyncProperty(streamArb, cutsArb, async ({ header, stanzas }, offsets) => {
@@ -52,22 +52,21 @@ describe("feeding the XML parser whole texts", () => {
     );
   });
 
-  it("holds back a text no `<` ends yet, and a tag not closed yet", () => {
-    const written: string[] = [];
-    const feed = new TextFeed((t) => written.push(t));
-    feed.push("<message><body>");
-    feed.push("a long text, still going");
-    expect(written).toEqual(["<message><body>"]);
-    feed.push(" and ending</body></mess");
-    expect(written.join("")).toBe("<message><body>a long text, still going and ending</body>");
-    feed.push("age>");
-    expect(written.join("")).toBe("<message><body>a long text, still going and ending</body></message>");
-  });
-
-  it("passes a stanza on whole when a chunk ends right after it (nothing complete is ever held)", () => {
-    const written: string[] = [];
-    const feed = new TextFeed((t) => written.push(t));
-    feed.push("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>");
-    expect(written.join("")).toBe("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>");
+  it("drops unparsed exactly the stanzas the owner declines, and parses the rest as before", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamArb, cutsArb, fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), async ({ header, stanzas }, offsets, declined) => {
+        const texts = stanzas.map((s) => s.toString());
+        const bytes = Buffer.from(header + texts.join(" "), "utf8");
+        const seen: string[] = [];
+        const drop = (stanza: string): boolean => {
+          seen.push(stanza);
+          return declined[seen.length - 1] === true;
+        };
+        expect(await parsed(cut(bytes, offsets), true, drop)).toEqual(texts.filter((_, i) => declined[i] !== true));
+        // The owner saw each stanza once, as the server wrote it.
+        expect(seen).toEqual(texts);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
