@@ -68,6 +68,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private xmpp: Client | undefined;
   private readonly outbox: Outbox;
   private readonly iqHandlers: Array<{ ns: string; name: string; handler: IqGetHandler }> = [];
+  private readonly unread: Array<(raw: string) => boolean> = [];
   private stopping = false;
   /**
    * Counts streams coming up and going down. The client object outlives its sockets, and an
@@ -93,6 +94,14 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
 
   get online(): boolean {
     return this.xmpp?.status === "online";
+  }
+
+  /**
+   * Registers a test of a stanza's text, as the server sent it, for stanzas nobody here reads
+   * (our own room echoes): one it says true of is dropped before the XML parser sees it.
+   */
+  skipUnread(test: (raw: string) => boolean): void {
+    this.unread.push(test);
   }
 
   /** Registers an IQ get handler; it applies to the current and every future client. */
@@ -268,8 +277,9 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       resource: account.resource,
     });
     this.xmpp = xmpp;
-    // Large stanzas (model parts) would otherwise cost the parser quadratic time (see stanza-splitter.ts).
-    feedParserWholeStanzas(xmpp);
+    // Large stanzas (model parts) would otherwise cost the parser quadratic time, and stanzas
+    // nobody reads would be parsed all the same (see stanza-splitter.ts).
+    feedParserWholeStanzas(xmpp, { drop: (raw) => this.unread.some((test) => test(raw)) });
     // Small writes leave at once instead of waiting out the server's delayed acknowledgement.
     sendWithoutDelay(xmpp);
     // The library retries every second, forever, each attempt a log line here; ours backs off

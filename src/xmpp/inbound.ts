@@ -46,7 +46,8 @@ export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: strin
     if (!fromRoom) return { ignored: "unknown-room" };
     if (resource === undefined || resource === "") return { ignored: "room-notice" };
     const room = bare.toLowerCase();
-    if (resource === rooms.nickIn(room)) return { ignored: "self-echo" };
+    // The connection drops these before parsing (Rooms registers the same rule); one parsed all the same is still no input.
+    if (rooms.isOwnEcho(type, from)) return { ignored: "self-echo" };
     return { kind: "room", room, nick: resource, realJid: rooms.occupant(room, resource)?.realJid, stanza };
   }
 

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
 import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
+import { startTag } from "./raw-stanza.js";
 import { NS_MUC, NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
 
 const NS_MUC_OWNER = "http://jabber.org/protocol/muc#owner";
@@ -83,6 +84,23 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     private readonly log: Logger,
   ) {
     super();
+    // The room sends every message we say back to us; a model part comes back as large as it
+    // went out (200 KB), and parsing it only to ignore it cost main-thread time.
+    connection.skipUnread((raw) => this.isOwnEchoText(raw));
+  }
+
+  /** A groupchat message said by our own occupant in one of our rooms: the room's echo of what we said. */
+  isOwnEcho(type: string, from: string): boolean {
+    if (type !== "groupchat") return false;
+    const { bare, resource } = splitJid(from);
+    return resource !== undefined && resource !== "" && resource === this.nickIn(bare);
+  }
+
+  /** isOwnEcho, read from a stanza's text before it is parsed (a text that is no message start tag is not). */
+  private isOwnEchoText(raw: string): boolean {
+    if (!raw.startsWith("<message")) return false;
+    const tag = startTag(raw);
+    return tag !== null && tag.name === "message" && this.isOwnEcho(tag.attrs.type ?? "", tag.attrs.from ?? "");
   }
 
   /** Adds a room to the set we stay in and joins it now if we are online. */

@@ -16,6 +16,7 @@ function rooms(): { rooms: Rooms; iqs: Element[] } {
   const connection = {
     online: false,
     send: async () => "sent",
+    skipUnread: () => undefined,
     iqSet: async (_to: string, child: Element) => {
       iqs.push(child);
       return { ok: true, result: undefined };

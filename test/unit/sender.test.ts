@@ -12,7 +12,7 @@ const PRIMARY = "room@conference.localhost";
 const OTHER = "other@conference.localhost";
 
 function roomsWith(...occupants: Array<{ room: string; nick: string; role?: string; affiliation?: string; occupantId?: string; jid?: string }>): Rooms {
-  const rooms = new Rooms({ online: false } as unknown as XmppConnection, pino({ level: "silent" }));
+  const rooms = new Rooms({ online: false, skipUnread: () => undefined } as unknown as XmppConnection, pino({ level: "silent" }));
   void rooms.enter(PRIMARY, "Coordinator");
   void rooms.enter(OTHER, "Coordinator");
   for (const o of occupants) {
