@@ -1,6 +1,6 @@
 /**
  * The room side of bench/stalls.ts, in a child process of its own so that nothing it does
- * (building the contributions, reading the requests) runs on the coordinator's
+ * (building the contributions, parsing the model parts it hears) runs on the coordinator's
  * main thread, which the bench measures.
  *
  * Five agents contribute a realistic model (bench/pipeline/realistic-model.ts, without its
@@ -12,7 +12,8 @@
  * With `--probers`, this process is instead three people who take turns sending `help` to
  * the coordinator in 1:1 chat every ~200 ms (one person alone would be throttled by the
  * shipped mfr:messagesPerMinute of 120) and time each answer. They are not in the room and
- * have a process of their own, so the model parts the room carries do not delay them: what they measure is the coordinator and the server.
+ * have a process of their own, so the model parts the room carries (which every occupant
+ * must parse) do not delay them: what they measure is the coordinator and the server.
  *
  * Talks to the parent over IPC: it receives one `RoomPlan` and sends `RoomReport`s.
  */
@@ -21,7 +22,6 @@ import { realisticModel, AGENTS } from "../pipeline/realistic-model.js";
 import { turtleWireBytes } from "../../src/protocol/model-parts.js";
 import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
 import { Occupant } from "../support/occupant.js";
-import { childStartTag } from "../support/raw-message.js";
 
 export interface RoomPlan {
   service: string;
@@ -89,13 +89,6 @@ export function contributionParts(turtle: string, partBytes: number): string[] {
   return parts;
 }
 
-/** A request an agent answers: the only room messages its agents parse. */
-function answers(raw: string): boolean {
-  const payload = childStartTag(raw, "payload");
-  const type = payload?.attrs.messageType;
-  return payload?.attrs.mode === Mode.ModelNegotiation && (type === `${MFR}ModelContributionRequest` || type === `${MFR}SolutionRequest`);
-}
-
 async function runAgents(plan: RoomPlan): Promise<void> {
   const model = realisticModel(plan.triples, 20260615, { defects: false });
   const partsOf = new Map(model.contributions.map((c) => [c.agent as string, contributionParts(c.turtle, plan.partBytes)]));
@@ -105,10 +98,6 @@ async function runAgents(plan: RoomPlan): Promise<void> {
   for (const agent of agents) {
     const parts = partsOf.get(agent.nick) ?? [];
     let proposed = false;
-    // Parsed: the two requests it answers. Dropped unparsed: the rest of the room's traffic,
-    // every contribution part and model part (tens of MB a session for six occupants), whose
-    // parsing here took the cores the coordinator and the server share with this process.
-    agent.skim = (raw) => raw.startsWith("<message") && !answers(raw);
     agent.onMessage = (stanza) => {
       const payload = stanza.getChild("payload", LINGUE);
       if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return;
@@ -131,7 +120,6 @@ async function runAgents(plan: RoomPlan): Promise<void> {
     };
   }
 
-  starter.skim = (raw) => raw.startsWith("<message") && childStartTag(raw, "payload")?.attrs.messageType !== `${MFR}SessionComplete`;
   starter.onMessage = (stanza) => {
     const payload = stanza.getChild("payload", LINGUE);
     if (payload?.attrs.messageType === `${MFR}SessionComplete`) {
