@@ -80,6 +80,12 @@ export class StanzaSplitter {
   constructor(private readonly sink: SplitterSink) {}
 
   push(chunk: string): void {
+    // Markup is only ever finished by a `>`: without one, the carry cannot end here, and
+    // scanning it again for every chunk would be quadratic in a long tag.
+    if (this.carry !== "" && !chunk.includes(">")) {
+      this.carry += chunk;
+      return;
+    }
     const text = this.carry + chunk;
     this.carry = "";
     let from = 0; // the first character not handed on or stored yet
