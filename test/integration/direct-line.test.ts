@@ -16,6 +16,7 @@ import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK, helpAnswer, negotiation } from "../support/room-kit.js";
+import { until } from "../support/until.js";
 
 const { server, afterThis } = useTestProsody();
 const HELP = `${COORDINATOR_NICK} runs Model-First Reasoning sessions.`;
@@ -47,14 +48,6 @@ async function startCoordinator(xmppAccount = ""): Promise<Running> {
 function linesOf(coordinator: Coordinator): { roomConnection(s: Element): void; directLine(s: Element): void } {
   const inner = coordinator as unknown as { onStanza(s: Element): void; onDirectLineMessage(s: Element): void };
   return { roomConnection: (s) => inner.onStanza(s), directLine: (s) => inner.onDirectLineMessage(s) };
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function person(room: string | undefined, nick: string): Promise<TestPeer> {

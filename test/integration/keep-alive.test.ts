@@ -12,6 +12,7 @@ import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody, type TestAccount } from "../support/prosody.js";
 import { COORDINATOR_NICK } from "../support/room-kit.js";
+import { until } from "../support/until.js";
 
 const { server, afterThis } = useTestProsody();
 const KEEP_ALIVE = { keepAliveMs: 200, probeTimeoutMs: 500, bannedRetryMs: 2000 };
@@ -52,14 +53,6 @@ async function person(room: string, nick: string): Promise<TestPeer> {
   afterThis(() => peer.stop());
   await peer.joinRoom(room, nick);
   return peer;
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The coordinator's own presence in the room, as an occupant sees it arrive. */

@@ -11,16 +11,9 @@ import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK } from "../support/room-kit.js";
+import { until } from "../support/until.js";
 
 const { server, afterThis } = useTestProsody();
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("the coordinator's own room echoes", () => {
   it("are never parsed, while every other occupant's message is, even one whose text looks like an echo", async () => {
