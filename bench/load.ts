@@ -131,17 +131,18 @@ class Person {
   private readonly echoWaiters = new Map<string, () => void>();
   private readonly doneWaiters: Array<{ outcome: Outcome; resolve: () => void }> = [];
 
-  /**
-   * Once on, the person parses only what it reads: chat (echoes, refusals), the requests that
-   * name each session and the SessionComplete that ends it; the rest of the room's traffic
-   * is dropped unparsed (see instantAgent). Off for the warm-up, which records it all.
-   */
-  skimming = false;
-
   constructor(readonly occupant: Occupant) {
     occupant.onMessage = (stanza) => this.onMessage(stanza);
-    occupant.skim = (raw) => {
-      if (!this.skimming || !raw.startsWith("<message")) return false;
+  }
+
+  /**
+   * From now on the person parses only what it reads: chat (echoes, refusals), the requests
+   * that name each session and the SessionComplete that ends it; the rest of the room's
+   * traffic is dropped unparsed (see instantAgent). Not during the warm-up, which records it all.
+   */
+  skimRoomTraffic(): void {
+    this.occupant.skim = (raw) => {
+      if (!raw.startsWith("<message")) return false;
       const type = childStartTag(raw, "payload")?.attrs.messageType;
       return type !== undefined && type !== `${MFR}ModelContributionRequest` && type !== `${MFR}SessionComplete`;
     };
@@ -402,7 +403,7 @@ async function main(): Promise<void> {
     const warmUp = person.start(`Load bench warm-up: deliver the goods`);
     if (!(await person.done(warmUp, 60_000))) throw new Error("the warm-up session did not complete");
     person.occupant.onMessage = personHears;
-    person.skimming = true;
+    person.skimRoomTraffic();
 
     // The room's share of a session: the stand-in (bench/load/stand-in.ts) in a room of its own,
     // as many occupants as this one (a person, an idle listener, five agents, the stand-in).

@@ -18,7 +18,7 @@ interface ConnectionInternals {
 export interface ParserFeedOptions {
   /**
    * Called with each stanza's text before it is parsed; true drops it unparsed. It sees the
-   * stanza exactly as the server sent it, so a decision on its start tag (startTagAttributes)
+   * stanza exactly as the server sent it, so a decision on its start tag (raw-stanza.ts)
    * is a decision on what the server wrote there.
    */
   drop?: (stanza: string) => boolean;

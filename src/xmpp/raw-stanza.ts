@@ -34,4 +34,3 @@ export function startTag(stanza: string): { name: string; attrs: Record<string, 
     attrs[m[1] as string] = unescapeXml(m[2] ?? m[3] ?? "");
   }
 }
-

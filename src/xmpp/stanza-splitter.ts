@@ -32,6 +32,7 @@ const QUOT = 0x22;
 const APOS = 0x27;
 const GT = 0x3e;
 const SLASH = 0x2f;
+const BANG = 0x21;
 
 /** Constructs that run to a fixed terminator, `<` inside them being no tag. */
 const RUNS: ReadonlyArray<{ opening: string; terminator: string }> = [
@@ -61,7 +62,7 @@ export function markupAt(text: string, lt: number): { end: number; kind: MarkupK
       quote = c;
     } else if (c === GT) {
       const second = text.charCodeAt(lt + 1);
-      const kind: MarkupKind = second === SLASH ? "end" : second === 0x21 /* <!DOCTYPE… */ ? "other" : text.charCodeAt(j - 1) === SLASH ? "empty" : "start";
+      const kind: MarkupKind = second === SLASH ? "end" : second === BANG /* <!DOCTYPE… */ ? "other" : text.charCodeAt(j - 1) === SLASH ? "empty" : "start";
       return { end: j + 1, kind };
     }
   }
