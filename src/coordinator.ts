@@ -13,6 +13,7 @@ import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
 import { FloodGuard } from "./shell/flood-guard.js";
 import { partsLimits } from "./shell/contribution-parts.js";
 import { readPartNumber } from "./protocol/part-number.js";
+import { BatchedEvidence } from "./shell/evidence-batch.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { privateMessage, renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
@@ -83,6 +84,8 @@ export class Coordinator {
   private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
   readonly chooser: AgentChooser;
   private readonly store: SessionStore | undefined;
+  /** Agent evidence on its way to the store, a batch at a time. */
+  private readonly evidence: BatchedEvidence | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   /** The room connection's checks: the server answers, and every room still counts us. */
   private readonly keepAlive: Periodic;
@@ -110,6 +113,7 @@ export class Coordinator {
       // A socket found dead is dropped and reconnects, and every room is joined again then.
       if (await this.connection.probe(timing.probeTimeoutMs)) await this.rooms.check(timing);
     }, timing.keepAliveMs);
+    this.evidence = this.store ? new BatchedEvidence(this.store, this.log) : undefined;
     this.chooser = new AgentChooser({
       agentsDir: this.config.agentsDir,
       ownProfile: this.config.profilePath,
@@ -119,7 +123,7 @@ export class Coordinator {
       log: this.log,
       now: this.now,
       discover: (nick) => this.connection.discoFeatures(`${bareJid(this.config.room)}/${nick}`),
-      ...(this.store ? { journal: this.store } : {}),
+      ...(this.evidence ? { journal: this.evidence } : {}),
     });
     // Gauges are read at scrape time, so the parts they read may be made after this.
     this.metrics = new OperationsMetrics({
@@ -265,14 +269,19 @@ export class Coordinator {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
-    // A check under way could otherwise join a room while the others are being left.
-    await this.keepAlive.stop();
-    await this.web?.close();
-    await this.sessions.close();
-    await this.models.close();
-    await this.rooms.leaveAll();
-    // Together: each may take the client's close timeouts against a server that does not answer.
-    await Promise.all([this.directLine?.stop(), this.connection.stop()]);
+    try {
+      // A check under way could otherwise join a room while the others are being left.
+      await this.keepAlive.stop();
+      await this.web?.close();
+      await this.sessions.close();
+      await this.models.close();
+      await this.rooms.leaveAll();
+      // Together: each may take the client's close timeouts against a server that does not answer.
+      await Promise.all([this.directLine?.stop(), this.connection.stop()]);
+    } finally {
+      // Last, whatever failed above: nothing after this notes evidence, and the store is closed after stop().
+      this.evidence?.flush();
+    }
   }
 
   /** Retention: archived sessions past the configured age or count go; live ones never. */

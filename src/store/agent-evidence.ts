@@ -29,9 +29,16 @@ export function prepareEvidence(db: BetterSqlite3.Database) {
   const olderThan = db.prepare("DELETE FROM agent_evidence WHERE last_seen < ?");
   const beyond = db.prepare(`DELETE FROM agent_evidence WHERE rowid IN (
     SELECT rowid FROM agent_evidence ORDER BY last_seen DESC, identity DESC, kind DESC LIMIT -1 OFFSET ?)`);
+  const saveAll = db.transaction((rows: readonly EvidenceRow[]) => {
+    for (const row of rows) save.run(row);
+  });
   return {
     save(row: EvidenceRow): void {
       save.run(row);
+    },
+    /** Several rows in one transaction (shell/evidence-batch.ts). */
+    saveAll(rows: readonly EvidenceRow[]): void {
+      saveAll(rows);
     },
     load(): EvidenceRow[] {
       return (all.all() as Row[]).filter((r) => isKind(r.kind)).map((r) => ({

@@ -275,6 +275,12 @@ export class SessionStore {
     this.evidence.save(row);
   }
 
+  /** Writes several rows in one transaction (the coordinator batches them: shell/evidence-batch.ts). */
+  saveEvidenceRows(rows: readonly EvidenceRow[]): void {
+    this.writable();
+    this.evidence.saveAll(rows);
+  }
+
   // ---- health ---------------------------------------------------------------------------
 
   /**

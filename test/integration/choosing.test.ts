@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LINGUE_FEATURES, MFR, Mode } from "../../src/protocol/vocab.js";
+import { EVIDENCE_FLUSH_MS } from "../../src/shell/evidence-batch.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -233,7 +234,24 @@ describe("choosing agents over a real room", () => {
     ]);
   });
 
-  it("evidence survives a restart: an agent that contributed before is known as one before it says anything", async () => {
+  // Evidence is written a batch at a time (shell/evidence-batch.ts): a stop writes what is
+  // pending, and a kill -9 loses no more than the last EVIDENCE_FLUSH_MS of it.
+  const endings: Array<[string, (first: CoordinatorProcess) => Promise<void>]> = [
+    [
+      "stopped at once",
+      async (first) => {
+        await first.terminate();
+      },
+    ],
+    [
+      "killed with SIGKILL a moment after the flush delay",
+      async (first) => {
+        await new Promise((r) => setTimeout(r, EVIDENCE_FLUSH_MS + 500));
+        await first.kill();
+      },
+    ],
+  ];
+  it.each(endings)("evidence survives a restart (%s): an agent that contributed before is known as one before it says anything", async (_how, end) => {
     const room = uniqueRoom(server());
     const options = { server: server(), room, mfrConfig: TIMEOUTS };
     const first = await CoordinatorProcess.start(options);
@@ -250,7 +268,7 @@ describe("choosing agents over a real room", () => {
     // Told privately: the agent was not woken by a room line naming it.
     expect(semantic.triggers).toEqual([]);
     await first.waitForLog((l) => String(l.msg).startsWith("agent evidence: MfrSemantic sent protocol messages"));
-    await first.kill();
+    await end(first);
 
     const second = await first.restart(options);
     afterThis(() => second.kill());

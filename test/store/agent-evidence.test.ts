@@ -36,6 +36,22 @@ describe("agent evidence in the store", () => {
     again.close();
   });
 
+  it("saveEvidenceRows writes a batch in one transaction, as saving each row would", () => {
+    const dir = tempDir();
+    const store = SessionStore.open(dir, { now: () => T0 });
+    const rows = [row(), row({ kind: "consensus", contributions: 0 }), row({ identity: "nick:dana", nick: "dana", kind: "person", contributions: 0 })];
+    store.saveEvidenceRows(rows);
+    store.saveEvidenceRows([row({ lastSeen: T0 + 5, contributions: 3 })]);
+    store.close();
+    const db = new Database(join(dir, DATABASE_FILE), { readonly: true });
+    expect((db.prepare("SELECT count(*) AS n FROM agent_evidence").get() as { n: number }).n).toBe(3);
+    db.close();
+    const again = SessionStore.open(dir, { now: () => T0 });
+    expect(again.loadEvidence()).toContainEqual(row({ lastSeen: T0 + 5, contributions: 3 }));
+    expect(again.loadEvidence()).toContainEqual(row({ identity: "nick:dana", nick: "dana", kind: "person", contributions: 0 }));
+    again.close();
+  });
+
   it("a new store is at schema v3 or later, with the agent_evidence table", () => {
     const dir = tempDir();
     SessionStore.open(dir).close();
