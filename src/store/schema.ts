@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 interface Migration {
   /** The version this migration produces. */
@@ -157,6 +157,14 @@ const MIGRATIONS: readonly Migration[] = [
         -- An artefact whose content is a blob: \`content\` is empty and \`blob\` its digest.
         ALTER TABLE artefacts ADD COLUMN blob TEXT;
       `);
+    },
+  },
+  {
+    to: 6,
+    up() {
+      // No table changes: from v6 an archived session refers to the long texts its events hold
+      // (blob-json.ts, `$mfrEvent`). The version is raised so that an older coordinator, which
+      // would read those references as data, refuses the store instead.
     },
   },
 ];

@@ -19,7 +19,7 @@ import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js
 import type { EvidenceRow } from "../catalog/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
-import { decodeWithBlobs, DurableValues, MissingBlobError } from "./blob-json.js";
+import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -135,7 +135,9 @@ export class SessionStore {
     // JSON drops properties whose value is undefined (e.g. `jid: undefined`); the core reads
     // a missing property and an undefined one alike, so replay is unaffected.
     const result = this.statements.append.run({ sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input) });
-    return Number(result.lastInsertRowid);
+    const seq = Number(result.lastInsertRowid);
+    this.durable.noteEventTexts(sessionId, seq, input);
+    return seq;
   }
 
   /**
@@ -210,7 +212,7 @@ export class SessionStore {
       startedAt: record.startedAt,
       completedAt: record.completedAt,
       archivedAt: this.now(),
-      session: this.durable.encode(record.id, archivedForm(record.session)),
+      session: this.durable.encode(record.id, archivedForm(record.session), { eventTexts: true }),
     });
     this.durable.forget(record.id);
   }
@@ -223,7 +225,16 @@ export class SessionStore {
   archivedRecord(id: SessionId): ArchivedSession | undefined {
     const row = this.statements.archived.get(id) as ArchivedRow | undefined;
     if (!row) return undefined;
-    return { ...this.summaryOf(row), session: fromArchivedForm(this.parse<Session>(row.id, row.session, `archived session ${row.id}`)) };
+    // The texts it refers to are in its own events; each event is read once.
+    const inputs = new Map<number, unknown>();
+    const readEvent: ReadEventInput = (sessionId, seq) => {
+      if (!inputs.has(seq)) {
+        const event = this.statements.eventAt.get(seq) as EventRow | undefined;
+        inputs.set(seq, event !== undefined && event.session_id === sessionId ? this.eventOf(event).input : undefined);
+      }
+      return inputs.get(seq);
+    };
+    return { ...this.summaryOf(row), session: fromArchivedForm(this.parse<Session>(row.id, row.session, `archived session ${row.id}`, false, readEvent)) };
   }
 
   /** Newest first by start (as mfr-list shows them); pass `before` to page on. A bare number is the limit. */
@@ -363,6 +374,8 @@ export class SessionStore {
     if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
       throw corrupted(this.path, `event ${row.seq} is not an input of session ${row.session_id}`);
     }
+    // A rebuilt session's archive refers to the texts its events hold, as a live one's does.
+    if (live) this.durable.noteEventTexts(row.session_id, row.seq, input);
     return { seq: row.seq, sessionId: row.session_id, at: row.at, input };
   }
 
@@ -376,12 +389,12 @@ export class SessionStore {
    * not parse, or refers to a blob that is not there, means the file was damaged or edited.
    * With `adopt`, the values read back are noted as stored (a live session's rows keep referring to them).
    */
-  private parse<T>(sessionId: SessionId, text: string, what: string, adopt = false): T {
+  private parse<T>(sessionId: SessionId, text: string, what: string, adopt = false, readEvent?: ReadEventInput): T {
     try {
       const read = (id: string, digest: string): string | undefined => this.blobs.text(id, digest);
-      return decodeWithBlobs<T>(sessionId, text, read, adopt ? (value, ref) => this.durable.adopt(sessionId, value, ref) : undefined);
+      return decodeWithBlobs<T>(sessionId, text, read, adopt ? (value, ref) => this.durable.adopt(sessionId, value, ref) : undefined, readEvent);
     } catch (error) {
-      if (error instanceof MissingBlobError) throw corrupted(this.path, `${what}: ${error.message}`, error);
+      if (error instanceof MissingBlobError || error instanceof MissingEventTextError) throw corrupted(this.path, `${what}: ${error.message}`, error);
       throw corrupted(this.path, `${what} is not valid JSON`, error);
     }
   }
@@ -439,6 +452,7 @@ function prepare(db: BetterSqlite3.Database) {
           @input)`),
     liveEvents: db.prepare("SELECT seq, session_id, at, input FROM events WHERE live = 1 ORDER BY seq"),
     eventsOf: db.prepare("SELECT seq, session_id, at, input FROM events WHERE session_id = ? ORDER BY seq"),
+    eventAt: db.prepare("SELECT seq, session_id, at, input FROM events WHERE seq = ?"),
     knows: db.prepare("SELECT 1 FROM events WHERE session_id = @sessionId UNION ALL SELECT 1 FROM archived_sessions WHERE id = @sessionId LIMIT 1"),
     archived: db.prepare("SELECT id, problem, status, started_at, completed_at, session FROM archived_sessions WHERE id = ?"),
     listArchived: db.prepare(`
