@@ -38,7 +38,7 @@ export function modelForSolvers(store: QuadQueries, prefixes: Record<string, str
     if (group === undefined) bySubject.set(key, [q]);
     else group.push(q);
   }
-  const union = new IriMemoWriter(new TextSink(), { prefixes, format: "text/turtle" });
+  const union = new SubjectLineWriter(new TextSink(), { prefixes, format: "text/turtle" });
   let triples = 0;
   for (const group of bySubject.values()) triples += writeSubject(union, group);
   return { turtle: finish(union), triples };
@@ -91,6 +91,28 @@ export class IriMemoWriter extends Writer {
       this.iris.set(entity.value, text);
     }
     return text;
+  }
+}
+
+/** n3's own way of appending a piece of output, which SubjectLineWriter calls. */
+const writePiece = (Writer.prototype as unknown as { _write(this: Writer, text: string, done?: (error?: Error | null) => void): void })._write;
+
+/** What n3 writes before a subject's next predicate: a new line, indented. */
+const NEXT_PREDICATE = ";\n    ";
+
+/**
+ * IriMemoWriter, writing each subject on one line: `:truck-1 a mfr:Entity; mfr:entityType
+ * "Truck".` This is the model every SolutionRequest carries, which the room re-writes for
+ * every occupant and every solver parses. n3 puts each further predicate on a new, indented
+ * line: in the JSON of a SolutionRequest that is `;\n    `, five characters more than `; `
+ * for each, about a tenth of a ~1.3k-triple model's message (bench/load.ts prints its size).
+ * n3 starts exactly that piece with NEXT_PREDICATE, and a literal never holds a raw line
+ * break (n3 escapes it), so no other piece does.
+ */
+export class SubjectLineWriter extends IriMemoWriter {
+  /** Overrides n3's (untyped) `_write`: test/model/serialize.test.ts parses the output back. */
+  _write(text: string, done?: (error?: Error | null) => void): void {
+    writePiece.call(this, text.startsWith(NEXT_PREDICATE) ? `; ${text.slice(NEXT_PREDICATE.length)}` : text, done);
   }
 }
 
