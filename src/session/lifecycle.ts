@@ -45,12 +45,10 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   const summary = sessionSummary(session, s.now);
   session.completion.summary = summary;
   s.emit({ kind: "unschedule", sessionId: session.id });
-  s.broadcast(
-    { type: "SessionComplete", sessionId: session.id, status, solutions: rankedProposals(session), summary, reason },
-    undefined,
-  );
-  // The last line of a session: one short line in the room; the full summary and detail in the log room.
-  s.say(roomSummary(session, s.now));
+  // The last line of a session, for people: the SessionComplete's body (PROTOCOL.md: a body is
+  // one line for humans), not a message of its own, which the room would carry to every
+  // occupant again. The full summary is in the payload, the detail in the log room.
+  s.broadcast({ type: "SessionComplete", sessionId: session.id, status, solutions: rankedProposals(session), summary, reason }, roomSummary(session, s.now));
   s.say(sessionDetail(session, s.now), "log");
   s.emit({ kind: "finished", sessionId: session.id });
   s.log("info", "session complete", { sessionId: session.id, status, reason });

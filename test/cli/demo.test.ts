@@ -22,6 +22,8 @@ describe("npm run demo (the main job)", () => {
     expect(out).toMatch(/1 plan failed the check \(invalid at step 3: \(< \(load truck1\) \(capacity truck1\)\) is false\); a valid plan is already in\. Repair round 1 of 2/);
     expect(out).toMatch(/planner {6}Solution proposal for \S+: Two trips/);
     expect(out).toMatch(/Final summary \(solved\):\nSession \S+ solved after/);
+    // The room's last line is the SessionComplete's own body.
+    expect(out).toMatch(/Coordinator {2}\[MFR\] Session \S+ solved after [^\n]*\[SessionComplete\]/);
     expect(out).toContain("Best solution, from planner: Two trips");
     expect(out).toMatch(/Verdicts:\n {2}planner: valid, 9 steps\n {2}Solver: valid, 9 steps/);
   });

@@ -29,13 +29,15 @@ function expectCompletion(effects: Effect[], sessionId: string, status: Completi
   const kinds = visible(effects).map((e) => e.kind);
   expect(kinds.indexOf("unschedule")).toBeLessThan(kinds.lastIndexOf("broadcast"));
   expect(kinds[kinds.length - 1]).toBe("finished");
-  // The primary room's last line is one short status line; the full summary the SessionComplete
-  // carries goes to the log room, with the detail.
-  const primary = says(effects, "primary");
-  const last = primary[primary.length - 1]?.text ?? "";
+  // The primary room's last line is one short status line, the SessionComplete's own body (not a
+  // message of its own); the full summary it carries goes to the log room, with the detail.
+  const at = effects.findIndex((e) => e.kind === "broadcast" && e.message.type === "SessionComplete");
+  const completion = effects[at];
+  const last = completion?.kind === "broadcast" ? (completion.body ?? "") : "";
   expect(last).toMatch(new RegExp(`^\\[MFR\\] Session ${sessionId} ${status} after `));
   expect(last.length).toBeLessThan(300);
   expect(last).not.toContain("\n");
+  expect(effects.slice(at + 1).filter((e) => e.kind === "say" && e.room === "primary")).toEqual([]);
   expect(says(effects, "log")).toHaveLength(1);
   expect(says(effects, "log")[0]?.text).toContain(done.summary);
   return done;
