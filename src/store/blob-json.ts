@@ -117,18 +117,22 @@ const ESCAPED_KEY = /^\$\$+mfr/;
 /** A serialisation that may hold such a key (a string value may match too: then merely the slower path). */
 const LOOKS_MARKED = /"\$+mfr/;
 
+const DOLLAR = 0x24;
+
+/** Whether a key of `o` matches: looked at without allocating, since most objects have no key starting with `$`. */
+function hasKey(o: object, pattern: RegExp): boolean {
+  for (const k in o) if (k.charCodeAt(0) === DOLLAR && pattern.test(k)) return true;
+  return false;
+}
+
 function keysEscaped(v: unknown): unknown {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-  const keys = Object.keys(v);
-  if (!keys.some((k) => MARKED_KEY.test(k))) return v;
-  return Object.fromEntries(keys.map((k) => [MARKED_KEY.test(k) ? `$${k}` : k, (v as Record<string, unknown>)[k]]));
+  if (typeof v !== "object" || v === null || Array.isArray(v) || !hasKey(v, MARKED_KEY)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, item]) => [MARKED_KEY.test(k) ? `$${k}` : k, item]));
 }
 
 function keysUnescaped(v: unknown): unknown {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-  const keys = Object.keys(v);
-  if (!keys.some((k) => ESCAPED_KEY.test(k))) return v;
-  return Object.fromEntries(keys.map((k) => [ESCAPED_KEY.test(k) ? k.slice(1) : k, (v as Record<string, unknown>)[k]]));
+  if (typeof v !== "object" || v === null || Array.isArray(v) || !hasKey(v, ESCAPED_KEY)) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, item]) => [ESCAPED_KEY.test(k) ? k.slice(1) : k, item]));
 }
 
 /** Reads one blob's text; undefined when it is missing. */
