@@ -40,6 +40,10 @@ describe("ModelWorker", () => {
       const turtle = fixture("valid-complete.ttl");
       const checked = await worker.check({ ...check(turtle), keepFor: "s-test" });
       const unkept = await worker.check(check(turtle));
+      // A refused text (here: more triples than allowed) is logged as well, so it is stored too.
+      const refused = await worker.check({ ...check(turtle), maxTriples: 1, keepFor: "s-test" });
+      if (!refused.ok || refused.check.ok) throw new Error("the check should have refused the text");
+      expect(refused.stored).toBe(checked.ok ? checked.stored : "");
       const analysed = await worker.analyse(job([contribution("alice", turtle)]));
       // A model large enough to be a blob (store/blobs.ts, `worthABlob`).
       const large = await worker.analyse(job([contribution("alice", syntheticContribution("alice", 3000))], 10_000));
