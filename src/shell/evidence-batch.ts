@@ -45,7 +45,7 @@ export class BatchedEvidence implements EvidenceJournal {
     this.timer.unref();
   }
 
-  /** Rows waiting to be written (for tests and the stop path). */
+  /** Rows waiting to be written (for tests). */
   get waiting(): number {
     return this.pending.size;
   }
@@ -60,12 +60,9 @@ export class BatchedEvidence implements EvidenceJournal {
     if (this.pending.size === 0) return;
     const rows = [...this.pending.values()];
     try {
+      // Synchronous: nothing can change `pending` while the rows are written.
       this.store.saveEvidenceRows(rows);
-      for (const row of rows) {
-        const key = `${row.identity}\u0000${row.kind}`;
-        // A row replaced while writing (not possible synchronously, but cheap to honour) stays.
-        if (this.pending.get(key) === row) this.pending.delete(key);
-      }
+      this.pending.clear();
     } catch (err) {
       this.log.error({ err, rows: rows.length }, "agent evidence could not be saved; kept for the next try");
     }

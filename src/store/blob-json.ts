@@ -32,23 +32,23 @@ const EVENT_TEXT_DEPTH = 4;
 /** Longer arrays are not looked into (findings, plans): their texts are short, and the walk would grow with the model. */
 const EVENT_TEXT_ARRAY = 16;
 
-/** The values of each session already stored as blobs. */
+/** The values of each session already stored: as blobs, or in the session's events. */
 export class DurableValues {
-  private readonly sessions = new Map<string, { texts: Map<string, BlobRef>; objects: WeakMap<object, BlobRef>; inEvents: Map<string, EventTextRef> }>();
-
-  private own(sessionId: string) {
-    let own = this.sessions.get(sessionId);
-    if (!own) {
-      own = { texts: new Map(), objects: new WeakMap(), inEvents: new Map() };
-      this.sessions.set(sessionId, own);
-    }
-    return own;
-  }
+  private readonly blobs = new Map<string, { texts: Map<string, BlobRef>; objects: WeakMap<object, BlobRef> }>();
+  /**
+   * Long texts of each session's events, for its archive only. Kept apart from `blobs` so that
+   * an event of a session with no blob is still encoded without a replacer (most appends).
+   */
+  private readonly inEvents = new Map<string, Map<string, EventTextRef>>();
 
   /** Notes that `value` (a text, or an object stored as JSON) of the session is the blob `ref`. */
   adopt(sessionId: string, value: string | object, ref: BlobRef): void {
     if (typeof value === "string" && !worthABlob(value)) return;
-    const own = this.own(sessionId);
+    let own = this.blobs.get(sessionId);
+    if (!own) {
+      own = { texts: new Map(), objects: new WeakMap() };
+      this.blobs.set(sessionId, own);
+    }
     if (typeof value === "string") own.texts.set(value, ref);
     else own.objects.set(value, ref);
   }
@@ -59,13 +59,19 @@ export class DurableValues {
    * are left to their blob reference.
    */
   noteEventTexts(sessionId: string, seq: number, input: unknown): void {
-    const own = this.own(sessionId);
+    const blobs = this.blobs.get(sessionId);
+    let texts = this.inEvents.get(sessionId);
     const visit = (value: unknown, path: Array<string | number>): void => {
       if (typeof value === "string") {
-        if (value.length >= EVENT_TEXT_MIN_CHARS && !own.texts.has(value) && !own.inEvents.has(value)) own.inEvents.set(value, { seq, path: [...path] });
+        if (value.length < EVENT_TEXT_MIN_CHARS || blobs?.texts.has(value) || texts?.has(value)) return;
+        if (!texts) {
+          texts = new Map();
+          this.inEvents.set(sessionId, texts);
+        }
+        texts.set(value, { seq, path: [...path] });
         return;
       }
-      if (typeof value !== "object" || value === null || path.length >= EVENT_TEXT_DEPTH || own.objects.has(value)) return;
+      if (typeof value !== "object" || value === null || path.length >= EVENT_TEXT_DEPTH || blobs?.objects.has(value)) return;
       if (Array.isArray(value)) {
         if (value.length <= EVENT_TEXT_ARRAY) value.forEach((item, i) => visit(item, [...path, i]));
         return;
@@ -77,7 +83,8 @@ export class DurableValues {
 
   /** Lets go of a session's values (it was archived). */
   forget(sessionId: string): void {
-    this.sessions.delete(sessionId);
+    this.blobs.delete(sessionId);
+    this.inEvents.delete(sessionId);
   }
 
   /**
@@ -85,22 +92,21 @@ export class DurableValues {
    * the texts its events hold (for the archived session: an event never refers to another).
    */
   encode(sessionId: string, value: unknown, options: { eventTexts?: boolean } = {}): string {
-    const own = this.sessions.get(sessionId);
-    if (!own) {
+    const own = this.blobs.get(sessionId);
+    const inEvents = options.eventTexts === true ? this.inEvents.get(sessionId) : undefined;
+    if (!own && !inEvents) {
       // Most rows: no reference to write, and no key that could be taken for one.
       const plain = JSON.stringify(value);
       return LOOKS_MARKED.test(plain) ? JSON.stringify(value, (_key, v: unknown) => keysEscaped(v)) : plain;
     }
-    const { texts, objects } = own;
-    const inEvents = options.eventTexts === true ? own.inEvents : undefined;
     return JSON.stringify(value, (_key, v: unknown) => {
       if (typeof v === "string") {
-        const blob = worthABlob(v) ? texts.get(v) : undefined;
+        const blob = own && worthABlob(v) ? own.texts.get(v) : undefined;
         if (blob) return { [MARKER]: blob.digest, as: blob.as };
         const inEvent = inEvents !== undefined && v.length >= EVENT_TEXT_MIN_CHARS ? inEvents.get(v) : undefined;
         return inEvent ? { [EVENT_MARKER]: inEvent.seq, path: inEvent.path } : v;
       }
-      const ref = typeof v === "object" && v !== null ? objects.get(v) : undefined;
+      const ref = own && typeof v === "object" && v !== null ? own.objects.get(v) : undefined;
       return ref ? { [MARKER]: ref.digest, as: ref.as } : keysEscaped(v);
     });
   }
