@@ -46,3 +46,6 @@ Component "conference.localhost" "muc"
   muc_room_locking = false
   muc_room_default_persistent = true
   muc_room_default_history_length = 0
+  -- What a room says while the coordinator restarts is given back from the archive (README, "Durability").
+  modules_enabled = { "muc_mam" }
+  muc_log_by_default = false

@@ -9,6 +9,8 @@
 --                           server closes the SENDER's stream (policy-violation)
 --   PROSODY_OCCUPANT_ID     "0" turns off XEP-0421 occupant ids in rooms (default on, as
 --                           Prosody ships), to test a server that gives none
+--   PROSODY_MUC_MAM         "0" leaves rooms unarchived (no mod_muc_mam): a room's history is
+--                           then only what it keeps in memory, lost with a server restart
 --   PROSODY_SMACKS          "1" loads mod_smacks (XEP-0198 stream management with
 --                           resumption), as ejabberd offers by default; default off
 --   PROSODY_SMACKS_HIBERNATION  seconds a dropped resumable session is kept (default 600)
@@ -85,6 +87,16 @@ VirtualHost "localhost"
 Component "conference.localhost" "muc"
   -- Otherwise other users get item-not-found until the creator submits the config form.
   muc_room_locking = false
+  -- Rooms nobody configures keep no history and vanish with their last occupant; the
+  -- coordinator configures a room it creates as persistent, with a history of 200 messages
+  -- and archived (README, "Durability"), so what is said while it restarts is given back.
   muc_room_default_persistent = false
   muc_room_default_history_length = 0
   muc_occupant_id = ENV_PROSODY_OCCUPANT_ID ~= "0"
+  -- XEP-0313 for rooms: the history given back at a join then comes from the archive (on disk,
+  -- so it outlives a server restart) and carries the room's stanza-ids (XEP-0359).
+  if ENV_PROSODY_MUC_MAM ~= "0" then
+    modules_enabled = { "muc_mam" }
+  end
+  -- Archiving is switched on per room (the coordinator does it for rooms it creates).
+  muc_log_by_default = false

@@ -15,6 +15,8 @@ import { partsLimits } from "./shell/contribution-parts.js";
 import { readPartNumber } from "./protocol/part-number.js";
 import { BatchedEvidence } from "./shell/evidence-batch.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
+import { RoomCatchUp, type Taken } from "./shell/catch-up.js";
+import { MemoryHeardLog, heardOf, type Heard, type HeardLog } from "./shell/heard.js";
 import { privateMessage, renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
 import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
@@ -44,7 +46,12 @@ interface InboundContext {
   decoded: DecodedMessage;
   from: Sender;
   replyTo: ReplyTarget;
+  /** For a room message: its keys and when it counts (shell/heard.ts); the input it becomes records it. */
+  heard: Heard | undefined;
 }
+
+/** How long after start the rooms may take to come back before a crash's unsent tail goes out without their history. */
+const FIRST_CATCH_UP_WAIT_MS = 30_000;
 
 /** Commands that change nothing; anyone who can reach us may use them. */
 const READ_ONLY: ReadonlySet<CommandName> = new Set(["help", "list", "status", "agents"]);
@@ -95,6 +102,13 @@ export class Coordinator {
   /** What /metrics shows (src/ops/): fed by the session steps, the refusals below and the connection. */
   readonly metrics: OperationsMetrics;
   private web: RunningWebView | undefined;
+  /** What was taken in from each room: the store, or memory without one. */
+  private readonly heard: HeardLog;
+  /** What the rooms said while we were away, taken in at each join (shell/catch-up.ts). */
+  readonly catchUp: RoomCatchUp;
+  /** Room messages being handled, by key: the same message given twice at once is taken once. */
+  private readonly inFlight = new Set<string>();
+  private firstCatchUpTimer: NodeJS.Timeout | undefined;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -104,7 +118,8 @@ export class Coordinator {
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
     // Each connection's lines say which it is ("room", "direct"): an outage of one is not one of the other.
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log.child({ line: "room" }));
-    this.rooms = new Rooms(this.connection, this.log);
+    this.heard = this.store ?? new MemoryHeardLog();
+    this.rooms = new Rooms(this.connection, this.log, (room) => this.catchUp.historyFor(room));
     this.directLine = this.config.xmpp.directLine
       ? new DirectLine(this.config.xmpp, this.config.limits.maxStanzaBytes, this.log.child({ line: "direct" }), options.keepAlive)
       : undefined;
@@ -171,6 +186,25 @@ export class Coordinator {
       onPartRefused: (refusal) => this.metrics.refused(partRefusalReason(refusal)),
     });
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
+    this.catchUp = new RoomCatchUp({
+      heard: this.heard,
+      log: this.log,
+      now: this.now,
+      isProtocolRoom: (room) => this.isProtocolRoom(room),
+      take: (stanza, stamp) => this.onMessage(stanza, "room-connection", stamp ?? null),
+      takeLive: (stanza) => this.onStanza(stanza),
+      fireDeadlinesDueBy: (at) => this.sessions.fireDeadlinesDueBy(at),
+      holdDeadlines: () => this.sessions.holdDeadlines(),
+      releaseDeadlines: () => this.sessions.releaseDeadlines(),
+      isSettled: (room) => this.rooms.isJoined(room) && !this.rooms.isTakingHistory(room),
+      rooms: () => this.rooms.roomJids(),
+      tellGap: (room, from, to) => this.tellGap(room, from, to),
+      onFirstCaughtUp: (carried) => {
+        clearTimeout(this.firstCatchUpTimer);
+        const tail = this.sessions.sendRestoredTail(carried);
+        if (tail.sent + tail.skipped > 0) this.log.info(tail, "the rooms are caught up on; what a crash kept from going out is sent");
+      },
+    });
   }
 
   /** GET /metrics, /healthz and /readyz, for the web server (src/web/) to serve. */
@@ -188,6 +222,8 @@ export class Coordinator {
   }
 
   async start(): Promise<void> {
+    // Until the rooms are caught up on, no deadline fires: an answer may be waiting there.
+    this.sessions.holdDeadlines();
     if (this.store) {
       // Rebuild the sessions that were live when the process stopped, before any new input.
       const restored = this.sessions.restore(this.store.liveEvents());
@@ -203,9 +239,14 @@ export class Coordinator {
     this.connection.on("online", () => void this.rooms.rejoinAll());
     this.connection.on("online", () => this.metrics.connectionOnline());
     this.connection.on("offline", () => this.rooms.markDisconnected());
+    this.connection.on("offline", () => this.catchUp.disconnected());
     this.connection.on("stanza", (stanza) => this.onStanza(stanza));
     const primary = bareJid(this.config.room);
     this.rooms.on("identities", (room, identities) => this.noteIdentities(room, identities));
+    this.rooms.on("joining", (room) => this.catchUp.joining(room));
+    this.rooms.on("history", (room, history) => void this.catchUp.took(room, history));
+    this.firstCatchUpTimer = setTimeout(() => this.catchUp.stopWaitingForRooms(), FIRST_CATCH_UP_WAIT_MS);
+    this.firstCatchUpTimer.unref();
     this.rooms.on("occupantJoined", (room, occupant) => {
       if (room === primary) this.chooser.occupantJoined(occupant);
     });
@@ -269,6 +310,9 @@ export class Coordinator {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    clearTimeout(this.firstCatchUpTimer);
+    // Heard until now: the next start asks the rooms for what they say from here on.
+    if (this.store?.isReadonly !== true) for (const room of this.rooms.roomJids()) if (this.rooms.isJoined(room) && !this.rooms.isTakingHistory(room)) this.catchUp.markPresent(room);
     try {
       // A check under way could otherwise join a room while the others are being left.
       await this.keepAlive.stop();
@@ -300,6 +344,8 @@ export class Coordinator {
       if (stanza.is("presence")) {
         this.rooms.handlePresence(stanza);
       } else if (stanza.is("message")) {
+        // A room's history at our join, and what the room says while it is taken in, wait for the catch-up.
+        if (this.rooms.takeHistory(stanza) || this.catchUp.holdsLive(stanza)) return;
         void this.onMessage(stanza, "room-connection").catch((err: unknown) => this.log.error({ err }, "failed to handle a message"));
       }
     } catch (err) {
@@ -312,44 +358,88 @@ export class Coordinator {
     void this.onMessage(stanza, "direct-line").catch((err: unknown) => this.log.error({ err }, "failed to handle a message on the direct line"));
   }
 
-  private async onMessage(stanza: Element, line: Line): Promise<void> {
-    const message = classifyMessage(stanza, this.rooms, this.connection.jid ? bareJid(this.connection.jid) : undefined);
+  /**
+   * One inbound message, live or (`stamp` not undefined) given back by a room's history at
+   * our join: `stamp` is when the room stamped it (null: given back without a stamp, so
+   * counted now). Resolves once it is handled.
+   */
+  private async onMessage(stanza: Element, line: Line, stamp?: number | null): Promise<Taken> {
+    const fromHistory = stamp !== undefined;
+    const message = classifyMessage(stanza, this.rooms, this.connection.jid ? bareJid(this.connection.jid) : undefined, fromHistory);
     if ("ignored" in message) {
       this.log.trace({ from: stanza.attrs.from, reason: message.ignored }, "message ignored");
-      return;
+      return "ignored";
     }
     // We are in no room on the direct line: what a room sends there (an invitation, a message
     // to our bare JID) is not ours to answer from a resource that is not the occupant.
     if (line === "direct-line" && (message.kind !== "direct" || message.viaRoom)) {
       this.log.trace({ from: stanza.attrs.from, reason: "room-message-on-direct-line" }, "message ignored");
-      return;
+      return "ignored";
     }
     if (this.directLine && message.kind === "direct" && !message.viaRoom && isToBareJid(stanza)) {
       const copy = { from: message.from, id: stanza.attrs.id as string | undefined, body: stanza.getChildText("body") ?? "" };
       if (!this.onceAcrossLines.first(copy, line, this.now())) {
         this.log.info({ from: message.from, id: copy.id, line }, "1:1 message dropped: the same one came on the other line (the server gave it to both)");
-        return;
+        return "duplicate";
       }
     }
-    const context = this.contextOf(message, decodeMessage(stanza), line);
-    if (!context.decoded.body && !context.decoded.payload) return; // chat states, receipts…
-
-    if (!(await this.admit(context, stanza))) return;
-
-    if (context.decoded.payload) {
-      await this.onProtocolMessage(context);
-      return;
+    const decoded = decodeMessage(stanza);
+    if (!decoded.body && !decoded.payload) return "ignored"; // chat states, receipts…
+    // Said in a room: taken in once, however often the room gives it (shell/heard.ts).
+    const heard = message.kind === "room" ? heardOf(message.room, message.nick, stanza, typeof stamp === "number" ? stamp : this.now(), typeof stamp === "number") : undefined;
+    if (heard && !this.firstTake(heard)) {
+      this.log.debug({ room: heard.room, from: stanza.attrs.from, caughtUp: fromHistory }, "message already taken in; skipped");
+      return "duplicate";
     }
-    await this.onChat(context);
+    try {
+      const context = this.contextOf(message, decoded, line, heard);
+      if (!(await this.admit(context, stanza))) return "taken";
+      if (context.decoded.payload) await this.onProtocolMessage(context);
+      else await this.onChat(context);
+      return "taken";
+    } finally {
+      if (heard) this.doneWith(heard);
+    }
   }
 
-  private contextOf(message: InboundMessage, decoded: DecodedMessage, line: Line): InboundContext {
+  /** False when the message was taken in before, or is being taken in now. */
+  private firstTake(heard: Heard): boolean {
+    if (heard.keys.some((k) => this.inFlight.has(`${heard.room}\u0000${k}`))) return false;
+    try {
+      if (this.heard.heardBefore(heard.room, heard.keys)) return false;
+    } catch (err) {
+      // A store that cannot be read says so elsewhere (readiness); the message is taken.
+      this.log.warn({ err, room: heard.room }, "could not look up whether a message was taken in before");
+    }
+    for (const k of heard.keys) this.inFlight.add(`${heard.room}\u0000${k}`);
+    return true;
+  }
+
+  /** A message that became no input (a command answered, chatter) is recorded on its own. */
+  private doneWith(heard: Heard): void {
+    for (const k of heard.keys) this.inFlight.delete(`${heard.room}\u0000${k}`);
+    if (heard.recorded || (this.store?.isReadonly ?? false)) return;
+    try {
+      this.heard.recordHeard({ room: heard.room, keys: heard.keys, at: heard.at });
+      heard.recorded = true;
+    } catch (err) {
+      this.log.warn({ err, room: heard.room }, "could not note a message as taken in");
+    }
+  }
+
+  private contextOf(message: InboundMessage, decoded: DecodedMessage, line: Line, heard: Heard | undefined): InboundContext {
     return {
       message,
       decoded,
       from: senderOf(message, this.rooms),
       replyTo: message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from, onDirectLine: line === "direct-line" },
+      heard,
     };
+  }
+
+  /** A gap that cannot be closed, said once per live session in the room where it was. */
+  private async tellGap(room: string, from: number, to: number): Promise<void> {
+    for (const session of this.sessions.liveSessions()) await this.reply({ kind: "room", room }, `${STATUS_MARK}${wording.mayHaveMissed(session.id, from, to)}`);
   }
 
   /** Says once in the log how occupants are told apart in a room, and again only if that changes. */
@@ -370,7 +460,8 @@ export class Coordinator {
 
   /** Size and rate limits, applied before anything is parsed further. */
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
-    const rate = this.flood.admit(context.from.rateKey, this.now());
+    // What a room gives back at our join is bounded by its history, and was said over time.
+    const rate = context.heard?.caughtUp ? "ok" : this.flood.admit(context.from.rateKey, this.now());
     if (rate !== "ok") {
       this.refused("throttled");
       this.log.warn({ sender: context.from.label, first: rate === "throttled-first" }, "sender throttled");
@@ -419,7 +510,7 @@ export class Coordinator {
           return;
         }
         if (modelPart === undefined) {
-          await this.sessions.contribute(sessionId, from, payload.content);
+          await this.sessions.contribute(sessionId, from, payload.content, context.heard);
           return;
         }
         // One part of a contribution too large for one stanza: assembled at the edge (shell/contribution-parts.ts).
@@ -430,7 +521,7 @@ export class Coordinator {
           await this.replyPrivately(context, wording.badModelPart(sessionId, modelPart, part.error));
           return;
         }
-        await this.sessions.contributePart(sessionId, from, part.part, payload.content);
+        await this.sessions.contributePart(sessionId, from, part.part, payload.content, context.heard);
         return;
       }
       case Mode.ModelNegotiation: {
@@ -451,8 +542,10 @@ export class Coordinator {
             await this.replyPrivately(context, wording.proposalTooLarge(fits.bytes, fits.max));
             return;
           }
-          // Not awaited: the plan check runs in a model worker, and other stanzas need not wait for it.
-          void this.sessions.propose(m.sessionId, from, m.solution);
+          // Not awaited live: the plan check runs in a model worker, and other stanzas need not
+          // wait for it. Caught up: the next message waits, since it may come after a deadline.
+          const proposed = this.sessions.propose(m.sessionId, from, m.solution, context.heard);
+          if (context.heard?.caughtUp) await proposed;
         } else {
           this.log.info({ sender: context.from.label, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
         }
@@ -474,7 +567,7 @@ export class Coordinator {
       const line = debating.length ? this.chooser.debateInput(this.participant(context), body, debating) : null;
       if (line) {
         this.log.debug({ sender: context.from.label, sessionId: line.sessionId, line: line.line.kind }, "debate line");
-        this.sessions.apply(line);
+        this.sessions.apply(line, context.heard);
         return;
       }
     }
@@ -566,7 +659,7 @@ export class Coordinator {
         const by = this.participant(context);
         const plan = command.name === "start" ? this.chooser.planStart(by) : this.chooser.planDebate(by, this.sessions.debatingSessions());
         if (plan.note) await this.sayIn("primary", plan.note);
-        const started = this.sessions.start(command.problem, by, plan);
+        const started = this.sessions.start(command.problem, by, plan, context.heard);
         if (!started.ok) {
           this.refused("session-limit");
           await this.reply(context.replyTo, context.replyTo.kind === "room" ? `${context.from.name}: ${started.reason}` : started.reason);
@@ -574,7 +667,7 @@ export class Coordinator {
         return;
       }
       case "cancel":
-        if (!this.sessions.cancel(command.sessionId, this.requester(context))) await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
+        if (!this.sessions.cancel(command.sessionId, this.requester(context), context.heard)) await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
         return;
       case "agents":
         await this.reply(context.replyTo, `${this.chooser.listing()}\n${this.identityLine()}`);
@@ -585,7 +678,7 @@ export class Coordinator {
           await this.reply(context.replyTo, wording.noSuchSession(command.sessionId));
           return;
         }
-        this.sessions.apply({ kind: "approval", sessionId: command.sessionId, by: this.requester(context), approved: command.name === "approve" });
+        this.sessions.apply({ kind: "approval", sessionId: command.sessionId, by: this.requester(context), approved: command.name === "approve" }, context.heard);
         return;
       case "use": {
         const by = this.requester(context);
@@ -594,7 +687,7 @@ export class Coordinator {
           await this.reply(context.replyTo, wording.noClarification());
           return;
         }
-        this.sessions.apply({ kind: "choice", sessionId: waiting.id, by, choice: command.choice });
+        this.sessions.apply({ kind: "choice", sessionId: waiting.id, by, choice: command.choice }, context.heard);
         return;
       }
       default:

@@ -23,6 +23,9 @@ export const wording = {
   proposalTooLarge: (bytes: number, max: number) =>
     `your proposal is ${formatBytes(bytes)} as I would pass it on in the SessionComplete; the most I can show is ${formatBytes(max)}. It was not accepted; an earlier proposal of yours stands. Send a shorter one (a plan and a short message).`,
   noClarification: () => `No session is waiting for you to choose agents.`,
+  /** Said once per live session when the room's history cannot reach back to what was last heard (shell/catch-up.ts). */
+  mayHaveMissed: (sessionId: string, from: number, to: number) =>
+    `${sessionId}: I may have missed messages in this room between ${clock(from)} and ${clock(to)} (UTC); agents that answered then, please send again.`,
   identityBasis: (r: { occupantIds: boolean; realJids: boolean }) =>
     // The same precedence as the identities themselves (xmpp/occupant-identity.ts): real JIDs first.
     r.realJids
@@ -36,4 +39,11 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** An instant as the room reads it: `10:02:03`, UTC (the date too when it is not today's). */
+function clock(at: number): string {
+  const iso = new Date(at).toISOString();
+  const sameDay = iso.slice(0, 10) === new Date().toISOString().slice(0, 10);
+  return sameDay ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }

@@ -59,6 +59,12 @@ export interface StartLocalProsodyOptions {
    */
   occupantIds?: boolean;
   /**
+   * Whether rooms can be archived (Prosody's mod_muc_mam, XEP-0313; default true): a room's
+   * history then comes from the archive and carries stanza-ids. False makes a server with the
+   * in-memory history alone, which a server restart loses.
+   */
+  roomArchive?: boolean;
+  /**
    * Whether the server offers XEP-0198 stream management (Prosody's mod_smacks, resumable
    * sessions hibernated for `smacksHibernationSeconds`), as ejabberd does by default. Default false.
    */
@@ -117,6 +123,7 @@ class LocalProsodyServer implements LocalProsody {
     private readonly startTimeoutMs: number,
     private readonly onLog: ((line: string) => void) | undefined,
     readonly occupantIds: boolean,
+    readonly roomArchive: boolean,
     readonly streamManagement: { enabled: boolean; hibernationSeconds: number },
   ) {
     this.logPath = join(dir, "prosody.log");
@@ -175,6 +182,7 @@ class LocalProsodyServer implements LocalProsody {
         PROSODY_TEST_PORT: String(this.port),
         PROSODY_STANZA_LIMIT: String(this.stanzaSizeLimit),
         PROSODY_OCCUPANT_ID: this.occupantIds ? "1" : "0",
+        PROSODY_MUC_MAM: this.roomArchive ? "1" : "0",
         PROSODY_SMACKS: this.streamManagement.enabled ? "1" : "0",
         PROSODY_SMACKS_HIBERNATION: String(this.streamManagement.hibernationSeconds),
       },
@@ -253,6 +261,7 @@ export async function startLocalProsody(opts: StartLocalProsodyOptions = {}): Pr
     opts.startTimeoutMs ?? 10_000,
     opts.onLog,
     opts.occupantIds ?? true,
+    opts.roomArchive ?? true,
     { enabled: opts.streamManagement ?? false, hibernationSeconds: opts.smacksHibernationSeconds ?? 600 },
   );
   try {

@@ -2,15 +2,31 @@
 const MAX_DELAY_MS = 2_147_483_647;
 
 /**
+ * How long past its instant a deadline may be held while the coordinator catches up on a
+ * room (see `hold`): a room that stays out of reach longer does not keep sessions open forever.
+ */
+export const MAX_HOLD_MS = 120_000;
+
+/**
  * One pending deadline per session, as the core asks (`schedule` / `unschedule`). The
  * timers are stored, replaced and cleared here, so none is ever leaked.
+ *
+ * While held (the coordinator is away from a room or catching up on what it said), a
+ * deadline that comes due waits: an answer the room stamped before it may still be on its
+ * way back, and must be taken in first. `fireDue(t)` fires those due by `t` (before an
+ * answer stamped `t` is taken in); `release` fires the rest, oldest first. A deadline is
+ * held at most MAX_HOLD_MS past its instant.
  */
 export class DeadlineTimers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Deadlines that came due while held: session → instant. */
+  private readonly due = new Map<string, number>();
+  private held = false;
 
   constructor(
     private readonly now: () => number,
     private readonly fire: (sessionId: string, at: number) => void,
+    private readonly maxHoldMs = MAX_HOLD_MS,
   ) {}
 
   schedule(sessionId: string, at: number): void {
@@ -19,8 +35,24 @@ export class DeadlineTimers {
     const timer = setTimeout(() => {
       this.timers.delete(sessionId);
       if (this.now() < at) this.schedule(sessionId, at);
-      else this.fire(sessionId, at);
+      else this.comeDue(sessionId, at);
     }, Math.min(delay, MAX_DELAY_MS));
+    this.timers.set(sessionId, timer);
+  }
+
+  private comeDue(sessionId: string, at: number): void {
+    if (!this.held || this.now() >= at + this.maxHoldMs) {
+      this.fire(sessionId, at);
+      return;
+    }
+    this.due.set(sessionId, at);
+    // Held no longer than its bound, even if the hold is never released.
+    const timer = setTimeout(() => {
+      this.timers.delete(sessionId);
+      if (this.due.get(sessionId) !== at) return;
+      this.due.delete(sessionId);
+      this.fire(sessionId, at);
+    }, Math.max(0, at + this.maxHoldMs - this.now()));
     this.timers.set(sessionId, timer);
   }
 
@@ -28,11 +60,41 @@ export class DeadlineTimers {
     const timer = this.timers.get(sessionId);
     if (timer) clearTimeout(timer);
     this.timers.delete(sessionId);
+    this.due.delete(sessionId);
   }
 
   cancelAll(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.due.clear();
+  }
+
+  /** Deadlines that come due from now on wait for `release` (or `fireDue`). */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Fires the held deadlines due at or before `upTo` (epoch ms), oldest first. */
+  fireDue(upTo: number): void {
+    const ready = [...this.due].filter(([, at]) => at <= upTo).sort((a, b) => a[1] - b[1]);
+    for (const [sessionId, at] of ready) {
+      this.cancel(sessionId);
+      this.fire(sessionId, at);
+    }
+  }
+
+  /** Deadlines wait no more: those that came due fire now, oldest first. */
+  release(): void {
+    this.held = false;
+    const ready = [...this.due].sort((a, b) => a[1] - b[1]);
+    for (const [sessionId, at] of ready) {
+      this.cancel(sessionId);
+      this.fire(sessionId, at);
+    }
+  }
+
+  get isHeld(): boolean {
+    return this.held;
   }
 
   get size(): number {

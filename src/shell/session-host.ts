@@ -23,8 +23,11 @@ import type { PartNumber } from "../protocol/part-number.js";
 import { DeadlineTimers } from "./deadline-timers.js";
 import { maxModelStatementBytes, privateMessage, renderEffects, solutionRequestSplitKeys, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 import { forgetSplits, rememberSplits } from "../protocol/split-memo.js";
-import { replayWithSends, unsentTail } from "./sent-check.js";
+import { replayWithSends, unsentTail, type ExpectedSend } from "./sent-check.js";
 import { KeyedSequence } from "./keyed-sequence.js";
+import type { Heard } from "./heard.js";
+import type { HeardRecord } from "../store/heard-log.js";
+import { NS_SID, originIdElement } from "../xmpp/room-history.js";
 
 /**
  * The model work the host needs; ModelWorker (a pool of worker threads) provides it (a fake
@@ -52,8 +55,11 @@ export interface ArchivedSummary {
  * they are applied; completed sessions are archived and leave memory.
  */
 export interface SessionJournal {
-  /** Returns the input's sequence number in the log. */
-  append(sessionId: string, input: Input, at: number): number;
+  /**
+   * Returns the input's sequence number in the log. `heard`: the room message the input came
+   * from, recorded in the same transaction (shell/heard.ts), so it is never taken in twice.
+   */
+  append(sessionId: string, input: Input, at: number, heard?: HeardRecord): number;
   /** Notes that a stanza of the step of `eventSeq` was handed to the connection. */
   recordSent(record: SentRecord): void;
   sentOf(sessionId: string): SentRecord[];
@@ -176,6 +182,8 @@ export class SessionHost {
    * analyse the session has no other way to the model. Never parsed here.
    */
   private readonly formalTexts = new Map<string, { digest: string; json: string }>();
+  /** What a crash kept from going out, found at restore; sent once the rooms are caught up on. */
+  private restoredTail: ExpectedSend[] = [];
 
   constructor(private readonly options: SessionHostOptions) {
     this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
@@ -202,7 +210,7 @@ export class SessionHost {
   }
 
   /** Starts a session; returns its id, or a reason it cannot start now. */
-  start(problem: string, by: Participant, plan: SessionPlan): { ok: true; sessionId: string } | { ok: false; reason: string } {
+  start(problem: string, by: Participant, plan: SessionPlan, heard?: Heard): { ok: true; sessionId: string } | { ok: false; reason: string } {
     if (this.liveSessions().length >= this.options.maxLiveSessions) {
       return { ok: false, reason: `${this.options.maxLiveSessions} sessions are already running; wait for one to finish or cancel one.` };
     }
@@ -225,7 +233,7 @@ export class SessionHost {
       ...(plan.choose ? { choose: plan.choose(sessionId) } : {}),
       ...(plan.approvalRequired?.length ? { approvalRequired: plan.approvalRequired } : {}),
       ...(plan.room ? { room: plan.room } : {}),
-    });
+    }, heard);
     return { ok: true, sessionId };
   }
 
@@ -257,21 +265,21 @@ export class SessionHost {
     return waiting.find((s) => sameParticipant(s.startedBy, by)) ?? (by.standing ? waiting[0] : undefined);
   }
 
-  cancel(sessionId: string, by: Requester): boolean {
+  cancel(sessionId: string, by: Requester, heard?: Heard): boolean {
     if (!sessionIn(this.state, sessionId)) return false;
-    this.apply({ kind: "cancel", sessionId, by });
+    this.apply({ kind: "cancel", sessionId, by }, heard);
     return true;
   }
 
   /** A Turtle contribution: checked off the event loop first, then handed to the core. */
-  async contribute(sessionId: string, from: Participant, turtle: string): Promise<void> {
+  async contribute(sessionId: string, from: Participant, turtle: string, heard?: Heard): Promise<void> {
     if (this.answeredFromArchive(sessionId, from, (s) => sessionWording.contributionTooLate(s, true))) return;
     if (!sessionIn(this.state, sessionId)) {
       // The core answers "no such session"; no need to parse anything.
-      this.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION });
+      this.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION }, heard);
       return;
     }
-    this.apply({ kind: "contribution", sessionId, from, turtle, check: await this.check(sessionId, from, turtle, true) });
+    this.apply({ kind: "contribution", sessionId, from, turtle, check: await this.check(sessionId, from, turtle, true) }, heard);
   }
 
   /**
@@ -281,17 +289,17 @@ export class SessionHost {
    * their union goes to the core as one contribution. Parts of one sender and session are
    * taken in arrival order.
    */
-  contributePart(sessionId: string, from: Participant, part: PartNumber, turtle: string): Promise<void> {
+  contributePart(sessionId: string, from: Participant, part: PartNumber, turtle: string, heard?: Heard): Promise<void> {
     const key = { sessionId, sender: senderKey(from) };
     const id = `${sessionId}\u0000${key.sender}`;
     return this.partsInOrder.run(
       id,
-      () => this.takePart(key, from, part, turtle),
+      () => this.takePart(key, from, part, turtle, heard),
       (err) => this.options.log.error({ err, sessionId, agent: from.nick }, "failed to take a contribution part"),
     );
   }
 
-  private async takePart(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, turtle: string): Promise<void> {
+  private async takePart(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, turtle: string, heard: Heard | undefined): Promise<void> {
     const { log } = this.options;
     const { sessionId } = key;
     const label = `${part.k}/${part.n}`;
@@ -313,7 +321,7 @@ export class SessionHost {
     }
     if (!check.ok) {
       this.parts.refuse(key, from, part.n);
-      this.apply({ kind: "contribution", sessionId, from, turtle, check, parts: { n: part.n, refusedPart: part.k } });
+      this.apply({ kind: "contribution", sessionId, from, turtle, check, parts: { n: part.n, refusedPart: part.k } }, heard);
       return;
     }
     const outcome = this.parts.offer(key, from, part, turtle);
@@ -325,7 +333,7 @@ export class SessionHost {
     if (outcome.kind !== "complete") return;
     const union = outcome.parts.length === 1 ? (outcome.parts[0] ?? "") : joinParts(outcome.parts, sessionBaseIri(sessionId));
     const unionCheck = outcome.parts.length === 1 ? check : await this.check(sessionId, from, union, true);
-    this.apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } });
+    this.apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } }, heard);
   }
 
   private onPartOutcome(key: { sessionId: string; sender: string }, from: Participant, part: PartNumber, outcome: PartOutcome<Participant>): void {
@@ -432,11 +440,11 @@ export class SessionHost {
    * is given the proposal with the check; proposals of one session reach the core in the
    * order they arrived, whatever their checks take. Resolves once this one is handed over.
    */
-  propose(sessionId: string, from: Participant, solution: SolutionBody): Promise<void> {
+  propose(sessionId: string, from: Participant, solution: SolutionBody, heard?: Heard): Promise<void> {
     if (this.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return Promise.resolve();
     const check = this.planCheck(sessionId, solution);
     const hand = (verification: Verification | undefined): void =>
-      this.apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) });
+      this.apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) }, heard);
     // Nothing to wait for: handed over at once, as every proposal was before plans were checked here.
     if (!this.proposalsInOrder.busy(sessionId) && !(check instanceof Promise)) {
       hand(check);
@@ -514,20 +522,18 @@ export class SessionHost {
    * out now. Then re-arms each deadline with the time it has left (an expired one fires at
    * once) and restarts interrupted model work.
    */
-  restore(events: Iterable<StoredEvent>): { sessions: number; events: number; resent: number } {
+  restore(events: Iterable<StoredEvent>): { sessions: number; events: number; unsent: number } {
     const { log, journal } = this.options;
     const replayed = replayWithSends(events, this.options.render, (err, event) =>
       log.error({ err, input: event.input.kind, sessionId: event.sessionId, seq: event.seq }, "an event could not be replayed; skipped"),
     );
     this.state = replayed.state;
-    let resent = 0;
+    this.restoredTail = [];
     if (journal) {
       const trackedAfter = journal.sentTrackedAfter();
       for (const id of Object.keys(this.state.byId)) {
         const tail = unsentTail(replayed.expected.filter((e) => e.outgoing.sessionId === id), journal.sentOf(id), trackedAfter);
-        for (const e of tail) this.queueSend(e.outgoing, { eventSeq: e.eventSeq, position: e.position, at: e.at });
-        if (tail.length > 0) log.warn({ sessionId: id, stanzas: tail.length, what: tail.map((e) => e.outgoing.what) }, "sending what a crash kept from going out");
-        resent += tail.length;
+        this.restoredTail.push(...tail);
       }
     }
     for (const session of Object.values(this.state.byId)) {
@@ -541,7 +547,52 @@ export class SessionHost {
         void this.runAnalysis(analysisRequest(session, session.analysingVersion));
       }
     }
-    return { sessions: this.liveSessions().length, events: replayed.applied, resent };
+    return { sessions: this.liveSessions().length, events: replayed.applied, unsent: this.restoredTail.length };
+  }
+
+  /**
+   * Sends what a crash kept from going out (found by `restore`), in order, once: a stanza
+   * whose origin-id the rooms' history shows (`carried`) went out before the crash (it was
+   * written to the socket but not recorded), so it is recorded now and not sent again. Called
+   * once the rooms have been caught up on; a second call sends nothing.
+   */
+  sendRestoredTail(carried: ReadonlySet<string>): { sent: number; skipped: number } {
+    const { journal, log } = this.options;
+    const tail = this.restoredTail;
+    this.restoredTail = [];
+    let skipped = 0;
+    for (const e of tail) {
+      const record = { eventSeq: e.eventSeq, position: e.position, at: e.at };
+      if (!carried.has(originIdOf(e.outgoing.sessionId, record))) {
+        this.queueSend(e.outgoing, record);
+        continue;
+      }
+      skipped++;
+      try {
+        journal?.recordSent({ sessionId: e.outgoing.sessionId, ...record, digest: e.digest, what: e.outgoing.what });
+      } catch (err) {
+        log.error({ err, sessionId: e.outgoing.sessionId }, "could not record a sent message");
+      }
+    }
+    const bySession = new Map<string, string[]>();
+    for (const e of tail) bySession.set(e.outgoing.sessionId, [...(bySession.get(e.outgoing.sessionId) ?? []), e.outgoing.what]);
+    for (const [sessionId, what] of bySession) log.warn({ sessionId, stanzas: what.length, what }, "sending what a crash kept from going out");
+    if (skipped > 0) log.info({ skipped }, "not sent again: the room's history shows these went out before the crash");
+    return { sent: tail.length - skipped, skipped };
+  }
+
+  /** While the rooms are out of reach or being caught up on, deadlines wait (DeadlineTimers.hold). */
+  holdDeadlines(): void {
+    this.timers.hold();
+  }
+
+  /** Deadlines that fell at or before `upTo` fire now: an answer stamped later is about to be taken in. */
+  fireDeadlinesDueBy(upTo: number): void {
+    this.timers.fireDue(upTo);
+  }
+
+  releaseDeadlines(): void {
+    this.timers.release();
   }
 
   /** Stops timers; pending sends finish. */
@@ -556,13 +607,14 @@ export class SessionHost {
    * The clock is read once: the instant logged is the instant the core sees and the
    * messages carry, so a replay of the log computes the same deadlines and the same bytes.
    */
-  apply(input: Input): void {
+  apply(input: Input, heard?: Heard): void {
     try {
-      const at = this.options.now();
+      // What the room said while we were away counts when the room stamped it (shell/heard.ts).
+      const at = heard?.caughtUp ? heard.at : this.options.now();
       // An input for a session that does not exist changes nothing; it is answered but not
       // logged, so nobody can grow the log with made-up session ids.
       const before = sessionIn(this.state, input.sessionId);
-      const logged = input.kind === "start" || before !== undefined ? this.journal(input, at) : undefined;
+      const logged = input.kind === "start" || before !== undefined ? this.journal(input, at, heard) : undefined;
       // In place: the record is this host's own, and copying it per input grows with the live sessions.
       const { session: after, effects } = stepSession(before, input, at);
       if (after !== undefined) this.state.byId[after.id] = after;
@@ -621,11 +673,13 @@ export class SessionHost {
   }
 
   /** Appends the input to the durable log; a failure is loud but does not stop the session. */
-  private journal(input: Input, at: number): number | undefined {
+  private journal(input: Input, at: number, heard: Heard | undefined): number | undefined {
     const journal = this.options.journal;
     if (!journal) return undefined;
     try {
-      return journal.append(input.sessionId, input, at);
+      const seq = heard ? journal.append(input.sessionId, input, at, { room: heard.room, keys: heard.keys, at: heard.at }) : journal.append(input.sessionId, input, at);
+      if (heard) heard.recorded = true;
+      return seq;
     } catch (err) {
       this.options.log.error({ err, sessionId: input.sessionId, input: input.kind }, "could not write the input to the durable log");
       return undefined;
@@ -719,10 +773,13 @@ export class SessionHost {
       .then(async () => {
         // A model part is built here, in its turn (see outgoing.ts, `lazyOutgoing`).
         const { stanza } = outgoing;
+        // The digest is of what the step rendered; the origin-id is added after (room-history.ts).
+        const digest = record && journal ? stanzaDigest(stanza) : undefined;
+        if (record) stampOriginId(stanza, originIdOf(outgoing.sessionId, record));
         await outlet.send(stanza, outgoing.sized ? { sized: true } : undefined);
-        if (record && journal) {
+        if (record && journal && digest !== undefined) {
           try {
-            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest: stanzaDigest(stanza), what: outgoing.what });
+            journal.recordSent({ sessionId: outgoing.sessionId, ...record, digest, what: outgoing.what });
           } catch (err) {
             log.error({ err, sessionId: outgoing.sessionId }, "could not record a sent message");
           }
@@ -743,4 +800,19 @@ export class SessionHost {
     if (completed.length <= COMPLETED_KEPT) return;
     for (const s of completed.slice(0, completed.length - COMPLETED_KEPT)) delete this.state.byId[s.id];
   }
+}
+
+/**
+ * The id a stanza of a logged step is sent with (XEP-0359 origin-id, and the stanza's id):
+ * made of what it answers (the session, the input's place in the log, its place among that
+ * input's stanzas), so the same stanza sent again after a crash has the same id, and the
+ * room's history shows whether it went out before (see `sendRestoredTail`).
+ */
+export function originIdOf(sessionId: string, record: { eventSeq: number; position: number }): string {
+  return `mfr:${sessionId}:${record.eventSeq}:${record.position}`;
+}
+
+function stampOriginId(stanza: Element, id: string): void {
+  stanza.attrs.id = id;
+  if (!stanza.getChild("origin-id", NS_SID)) stanza.append(originIdElement(id));
 }

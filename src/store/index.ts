@@ -9,6 +9,7 @@ export { StoreError } from "./errors.js";
 export type { StoreErrorReason } from "./errors.js";
 export { LOCK_FILE } from "./process-lock.js";
 export { SCHEMA_VERSION } from "./schema.js";
+export type { HeardRecord } from "./heard-log.js";
 export { archiveRecordOf } from "./records.js";
 export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 export { exportSession, ExportError } from "./export.js";

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 interface Migration {
   /** The version this migration produces. */
@@ -165,6 +165,29 @@ const MIGRATIONS: readonly Migration[] = [
       // No table changes: from v6 an archived session refers to the long texts its events hold
       // (blob-json.ts, `$mfrEvent`). The version is raised so that an older coordinator, which
       // would read those references as data, refuses the store instead.
+    },
+  },
+  {
+    to: 7,
+    up(db) {
+      db.exec(`
+        -- What was taken in from each room (heard-log.ts): one row per key of a message, so
+        -- the room's history after an absence is taken in once. WITHOUT ROWID: the key is
+        -- the row.
+        CREATE TABLE heard (
+          room TEXT NOT NULL,
+          key TEXT NOT NULL,
+          at INTEGER NOT NULL,
+          PRIMARY KEY (room, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX heard_by_time ON heard (room, at);
+
+        -- Until when the coordinator was known to hear each room (in it, caught up).
+        CREATE TABLE room_presence (
+          room TEXT PRIMARY KEY,
+          until INTEGER NOT NULL
+        );
+      `);
     },
   },
 ];

@@ -18,6 +18,7 @@ import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArch
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import type { EvidenceRow } from "../catalog/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
+import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
 
@@ -52,6 +53,9 @@ interface ArchivedRow extends SummaryRow {
 export class SessionStore {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
+  private readonly heard: ReturnType<typeof prepareHeard>;
+  /** An input and the room message it came from, in one transaction. */
+  private readonly appendHeard: (run: () => number) => number;
   private readonly blobs: BlobReader;
   /** Values of live sessions the model worker already stored as blobs: rows refer to them. */
   private readonly durable = new DurableValues();
@@ -68,6 +72,8 @@ export class SessionStore {
   ) {
     this.statements = prepare(db);
     this.evidence = prepareEvidence(db);
+    this.heard = prepareHeard(db);
+    this.appendHeard = db.transaction((run: () => number) => run());
     this.blobs = new BlobReader(db);
     this.opened = fileIdentity(path);
   }
@@ -127,17 +133,51 @@ export class SessionStore {
    * has live events; inputs for archived or unknown sessions are kept for history but not
    * replayed, since the core ignores them as well.
    */
-  append(sessionId: SessionId, input: Input, at: number): number {
+  append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): number {
     this.writable();
     if (input.sessionId !== sessionId) {
       throw new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`);
     }
     // JSON drops properties whose value is undefined (e.g. `jid: undefined`); the core reads
     // a missing property and an undefined one alike, so replay is unaffected.
-    const result = this.statements.append.run({ sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input) });
-    const seq = Number(result.lastInsertRowid);
+    const row = { sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input) };
+    const run = (): number => Number(this.statements.append.run(row).lastInsertRowid);
+    const seq = heard
+      ? this.appendHeard(() => {
+          this.heard.record(heard);
+          return run();
+        })
+      : run();
     this.durable.noteEventTexts(sessionId, seq, input);
     return seq;
+  }
+
+  // ---- what was heard from the rooms (heard-log.ts) ---------------------------------------
+
+  /** Whether a message with any of these keys was taken in from the room before. */
+  heardBefore(room: string, keys: readonly string[]): boolean {
+    return this.heard.has(room, keys);
+  }
+
+  /** Notes a message taken in that became no input (a command answered, chatter, a refusal). */
+  recordHeard(heard: HeardRecord): void {
+    this.writable();
+    this.heard.record(heard);
+  }
+
+  /** The instant the newest message taken in from the room counted at. */
+  lastHeardAt(room: string): number | undefined {
+    return this.heard.newest(room);
+  }
+
+  /** Notes that the coordinator heard the room (in it and caught up) until `at`. */
+  markPresent(room: string, at: number): void {
+    this.writable();
+    this.heard.markPresent(room, at);
+  }
+
+  presentUntil(room: string): number | undefined {
+    return this.heard.presentUntil(room);
   }
 
   /**
@@ -333,6 +373,7 @@ export class SessionStore {
     const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
     // Evidence ages out with the archive: an agent not seen for as long is forgotten.
     this.evidence.prune(cutoff);
+    this.heard.prune(now - HEARD_KEPT_MS);
     return this.statements.pruneTx({ cutoff, maxCount: maxCount ?? null });
   }
 

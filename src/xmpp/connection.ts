@@ -235,6 +235,17 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     }
   }
 
+  /** An IQ get (e.g. a room's configuration form); the result element, or why it failed. Never throws. */
+  async iqGet(to: string, child: Element, timeoutMs = 5000): Promise<{ ok: true; result: Element | undefined } | { ok: false; error: string }> {
+    if (!this.xmpp || !this.online) return { ok: false, error: "offline" };
+    try {
+      const result = (await this.xmpp.iqCaller.get(child, to, timeoutMs)) as Element | undefined;
+      return { ok: true, result };
+    } catch (err) {
+      return { ok: false, error: describeError(err) };
+    }
+  }
+
   /** An IQ set (e.g. a room configuration form); the result element, or why it failed. Never throws. */
   async iqSet(to: string, child: Element, timeoutMs = 5000): Promise<{ ok: true; result: Element | undefined } | { ok: false; error: string }> {
     if (!this.xmpp || !this.online) return { ok: false, error: "offline" };

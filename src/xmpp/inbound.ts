@@ -28,16 +28,17 @@ export type InboundMessage = RoomMessage | DirectMessage;
 export type Ignored = { ignored: "no-sender" | "error" | "delayed" | "self-echo" | "room-notice" | "unknown-room" | "headline" };
 
 /**
- * Classifies a message stanza. Our own echoes, delayed history (XEP-0203), errors and
- * room notices are not input.
+ * Classifies a message stanza. Our own echoes, errors and room notices are not input, nor is
+ * a delayed message (XEP-0203) unless it is one the room gave back as its history at our
+ * join (`fromHistory`: shell/catch-up.ts takes those in, counted at the room's stamp).
  */
-export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: string | undefined): InboundMessage | Ignored {
+export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: string | undefined, fromHistory = false): InboundMessage | Ignored {
   const from = stanza.attrs.from ? String(stanza.attrs.from) : "";
   if (!from) return { ignored: "no-sender" };
   const type = String(stanza.attrs.type ?? "normal");
   if (type === "error") return { ignored: "error" };
   if (type === "headline") return { ignored: "headline" };
-  if (stanza.getChild("delay", NS_DELAY)) return { ignored: "delayed" };
+  if (!fromHistory && stanza.getChild("delay", NS_DELAY)) return { ignored: "delayed" };
 
   const { bare, resource } = splitJid(from);
   const fromRoom = rooms.isRoom(bare);

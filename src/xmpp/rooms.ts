@@ -4,10 +4,10 @@ import type { XmppConnection } from "./connection.js";
 import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
 import { startTag } from "./raw-stanza.js";
-import { NS_MUC, NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
+import { configFormQuery, configSubmission, formFields, wantedRoomConfig } from "./room-config.js";
+import { joinHistory, originIdInText, type HistoryRequest } from "./room-history.js";
+import { NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
 
-const NS_MUC_OWNER = "http://jabber.org/protocol/muc#owner";
-const NS_DATA = "jabber:x:data";
 
 export interface Occupant {
   nick: string;
@@ -37,6 +37,44 @@ export interface RoomsEventMap {
   occupantLeft: [room: string, nick: string];
   /** After each join: how occupants can be told apart in this room. */
   identities: [room: string, identities: RoomIdentities];
+  /** A join of the room is about to be sent (at start, after a reconnect, a kick, a lost room). */
+  joining: [room: string];
+  /** After each join: what the room gave back of what was said while we were away (RoomHistory). */
+  history: [room: string, history: RoomHistory];
+}
+
+/**
+ * What a room gave back at a join, up to its subject (which XEP-0045 sends after the history):
+ * the messages of others, in the order given (the room's history, and anything said live
+ * before the subject), and the origin-ids of our own messages among them.
+ */
+export interface RoomHistory {
+  request: HistoryRequest;
+  messages: Element[];
+  /** Origin-ids of what we said that the room gave back: it carried those stanzas. */
+  ownOriginIds: Set<string>;
+  /** The room did not exist and was created by our join (status 201): whatever it had is gone. */
+  created: boolean;
+  /** When our join was answered. */
+  joinedAt: number;
+}
+
+/** What decides the history asked for at each join (the coordinator: since it last heard the room). */
+export type HistoryPolicy = (room: string) => HistoryRequest;
+
+/** The subject should follow the history at once; a room that sends none is taken as done after this long. */
+const HISTORY_QUIET_MS = 3000;
+/** Most messages kept from one join's history; more are counted, not kept. */
+const MAX_HISTORY_MESSAGES = 5000;
+
+interface HistoryCollection {
+  request: HistoryRequest;
+  messages: Element[];
+  ownOriginIds: Set<string>;
+  dropped: number;
+  created: boolean;
+  joinedAt: number;
+  timer?: NodeJS.Timeout;
 }
 
 const JOIN_TIMEOUT_MS = 10_000;
@@ -62,6 +100,8 @@ interface RoomState {
   rejoinNotBefore?: number;
   /** Set while we leave on purpose (shutdown): the room's answer is then expected, not news. */
   leaving?: { done: () => void };
+  /** From a join until the room's subject: the history it gives back. */
+  history?: HistoryCollection;
 }
 
 /** How long we wait before joining a room that put us out (kicked us, or went away). */
@@ -82,10 +122,13 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   constructor(
     private readonly connection: XmppConnection,
     private readonly log: Logger,
+    /** Without one, no history is asked for (maxstanzas=0). */
+    private readonly historyPolicy: HistoryPolicy = () => ({ kind: "none" }),
   ) {
     super();
     // The room sends every message we say back to us; a model part comes back as large as it
-    // went out (200 KB), and parsing it only to ignore it cost main-thread time.
+    // went out (200 KB), and parsing it only to ignore it cost main-thread time. One given
+    // back as history is read for its origin-id only.
     connection.skipUnread((raw) => this.isOwnEchoText(raw));
   }
 
@@ -100,7 +143,59 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   private isOwnEchoText(raw: string): boolean {
     if (!raw.startsWith("<message")) return false;
     const tag = startTag(raw);
-    return tag !== null && tag.name === "message" && this.isOwnEcho(tag.attrs.type ?? "", tag.attrs.from ?? "");
+    if (tag === null || tag.name !== "message" || !this.isOwnEcho(tag.attrs.type ?? "", tag.attrs.from ?? "")) return false;
+    const history = this.rooms.get(bareJid(tag.attrs.from ?? ""))?.history;
+    if (history) {
+      const id = originIdInText(raw);
+      if (id !== undefined) history.ownOriginIds.add(id);
+    }
+    return true;
+  }
+
+  /**
+   * Feeds a message stanza from one of our rooms while its history is being given back:
+   * returns true when it belonged to that history (kept for the `history` event, or the
+   * subject that ends it). Other messages are left to the caller.
+   */
+  takeHistory(stanza: Element): boolean {
+    if (stanza.attrs.type !== "groupchat") return false;
+    const { bare, resource } = splitJid(String(stanza.attrs.from ?? ""));
+    const room = this.rooms.get(bare.toLowerCase());
+    const history = room?.history;
+    if (!room || !history) return false;
+    // XEP-0045 §7.2.15: the subject comes last, after the history.
+    if (stanza.getChild("subject") !== undefined && stanza.getChild("body") === undefined) {
+      if (room.joined) this.endHistory(room);
+      return true;
+    }
+    if (resource === undefined || resource === "" || this.isOwnEcho("groupchat", String(stanza.attrs.from))) return true;
+    if (history.messages.length < MAX_HISTORY_MESSAGES) history.messages.push(stanza);
+    else history.dropped++;
+    if (room.joined) this.awaitSubject(room, history);
+    return true;
+  }
+
+  /** Whether a room's history is still being given back (its messages wait for the `history` event). */
+  isTakingHistory(roomJid: string): boolean {
+    return this.rooms.get(bareJid(roomJid))?.history !== undefined;
+  }
+
+  private awaitSubject(room: RoomState, history: HistoryCollection): void {
+    clearTimeout(history.timer);
+    history.timer = setTimeout(() => {
+      this.log.info({ room: room.jid }, "the room sent no subject after its history; taking what came as all of it");
+      this.endHistory(room);
+    }, HISTORY_QUIET_MS);
+    history.timer.unref();
+  }
+
+  private endHistory(room: RoomState): void {
+    const history = room.history;
+    if (!history) return;
+    clearTimeout(history.timer);
+    room.history = undefined;
+    if (history.dropped > 0) this.log.warn({ room: room.jid, kept: history.messages.length, dropped: history.dropped }, "the room gave back more history than is kept; the oldest are taken in, the rest are not");
+    this.emit("history", room.jid, { request: history.request, messages: history.messages, ownOriginIds: history.ownOriginIds, created: history.created, joinedAt: history.joinedAt });
   }
 
   /** Adds a room to the set we stay in and joins it now if we are online. */
@@ -161,6 +256,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   /** What we knew of a room's occupants goes; a pending join fails with `why`. */
   private forgetPresence(room: RoomState, why: string): void {
     room.joined = false;
+    this.dropHistory(room);
     room.lineages.suspend(room.occupants.values());
     room.occupants.clear();
     room.renaming.clear();
@@ -313,9 +409,19 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     }
   }
 
+  /** A join that did not complete: what its history gave is taken again at the next join. */
+  private dropHistory(room: RoomState): void {
+    clearTimeout(room.history?.timer);
+    room.history = undefined;
+  }
+
   private sendJoin(room: RoomState): Promise<void> {
     room.pendingJoin?.reject(new Error("superseded by a new join"));
     room.leaving = undefined;
+    this.dropHistory(room);
+    const request = this.closing ? ({ kind: "none" } as const) : this.historyPolicy(room.jid);
+    this.emit("joining", room.jid);
+    room.history = { request, messages: [], ownOriginIds: new Set(), dropped: 0, created: false, joinedAt: 0 };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         room.pendingJoin = undefined;
@@ -331,8 +437,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
           reject(err);
         },
       };
-      // maxstanzas=0: old messages are history, not input.
-      const presence = xml("presence", { to: `${room.jid}/${room.nick}` }, xml("x", { xmlns: NS_MUC }, xml("history", { maxstanzas: "0" })));
+      // What the room said since we last heard it (see room-history.ts), or nothing.
+      const presence = xml("presence", { to: `${room.jid}/${room.nick}` }, joinHistory(request));
       void this.connection.send(presence).then((result) => {
         if (result !== "sent") room.pendingJoin?.reject(new Error(`join presence was ${result}`));
       });
@@ -343,6 +449,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     if (unavailable) {
       room.joined = false;
       room.occupants.clear();
+      this.dropHistory(room);
       if (room.leaving) {
         this.log.info({ room: room.jid }, "left the room");
         room.leaving.done();
@@ -366,6 +473,12 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     room.bannedAt = undefined;
     room.pendingJoin?.resolve();
     room.pendingJoin = undefined;
+    if (first && room.history) {
+      room.history.created = statuses.has("201");
+      room.history.joinedAt = Date.now();
+      // The history follows our presence, then the subject; a room that sends neither is done when quiet.
+      this.awaitSubject(room, room.history);
+    }
     if (first) {
       // The room sends every other occupant's presence before ours: whoever was here before
       // a reconnect and did not come back has left.
@@ -379,34 +492,34 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
         realJids: statuses.has("100") || role === "moderator" || room.madeNonAnonymous || [...room.occupants.values()].some((o) => o.realJid),
       };
       this.emit("identities", room.jid, room.identities);
-      if (statuses.has("201")) void this.makeNonAnonymous(room);
+      if (statuses.has("201")) void this.configureCreatedRoom(room);
     }
   }
 
   /**
-   * A room we created is configured so that occupants' real JIDs are visible to everyone
-   * (muc#roomconfig_whois = anyone): then identities rest on accounts, not on nicks.
-   * A server that refuses leaves the room as it is; that is logged, not fatal.
+   * A room we created is configured as room-config.ts says: real JIDs visible (identities
+   * rest on accounts, not on nicks), persistent, with a history that covers a restart, and
+   * archived where the server offers it. A server that refuses leaves the room as it is;
+   * that is logged, not fatal.
    */
-  private async makeNonAnonymous(room: RoomState): Promise<void> {
-    const form = xml(
-      "query",
-      { xmlns: NS_MUC_OWNER },
-      xml(
-        "x",
-        { xmlns: NS_DATA, type: "submit" },
-        xml("field", { var: "FORM_TYPE" }, xml("value", {}, "http://jabber.org/protocol/muc#roomconfig")),
-        xml("field", { var: "muc#roomconfig_whois" }, xml("value", {}, "anyone")),
-      ),
-    );
-    const answer = await this.connection.iqSet(room.jid, form);
+  private async configureCreatedRoom(room: RoomState): Promise<void> {
+    const form = await this.connection.iqGet(room.jid, configFormQuery());
+    const offered = form.ok ? formFields(form.result) : new Set<string>();
+    // Without the form, submit what every server knows: the rest may be refused as unknown.
+    const wanted = wantedRoomConfig().filter((w) => (offered.size > 0 ? offered.has(w.field) : w.field === "muc#roomconfig_whois"));
+    const answer = await this.connection.iqSet(room.jid, configSubmission(wanted));
     if (answer.ok) {
-      room.madeNonAnonymous = true;
-      this.log.info({ room: room.jid }, "created the room and made real JIDs visible to occupants (non-anonymous)");
-      room.identities = { occupantIds: room.identities?.occupantIds ?? false, realJids: true };
-      this.emit("identities", room.jid, room.identities);
+      const settings = [...new Set(wanted.map((w) => w.what).filter(Boolean))];
+      const missing = ["persistent", "archived"].filter((what) => !settings.includes(what));
+      room.madeNonAnonymous = wanted.some((w) => w.field === "muc#roomconfig_whois");
+      this.log.info({ room: room.jid, settings, notOffered: missing }, `created the room and configured it: ${settings.join(", ")}`);
+      if (missing.length > 0) this.log.warn({ room: room.jid, notOffered: missing }, "the server does not offer every setting that keeps what the room says across a restart; see the README, \"Durability\"");
+      if (room.madeNonAnonymous) {
+        room.identities = { occupantIds: room.identities?.occupantIds ?? false, realJids: true };
+        this.emit("identities", room.jid, room.identities);
+      }
     } else {
-      this.log.warn({ room: room.jid, err: answer.error }, "could not make the new room non-anonymous; identities rest on occupant ids or nicks");
+      this.log.warn({ room: room.jid, err: answer.error }, "could not configure the new room (real JIDs, persistence, history); identities rest on occupant ids or nicks");
     }
   }
 

@@ -169,6 +169,7 @@ describe("plan checks of a session resumed from its log", () => {
       // A new coordinator: new threads, nothing held; the state comes from the log alone.
       const after = testHost({ models: workers(), journal: store, settings });
       after.restore(store.liveEvents());
+      after.sendRestoredTail(new Set());
       await after.propose(id, alice, { success: true, message: "Four moves.", plan: ["unstack(C, A)", "(put-down c)", "pick-up(a)", "stack(a, b)"] });
       const session = after.session(id) ?? store.archivedSession(id);
       expect(session?.proposals[0]?.verification?.verdict).toBe("valid");

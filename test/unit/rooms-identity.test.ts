@@ -11,12 +11,24 @@ import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
 
 const ROOM = "room@conference.localhost";
 
-function rooms(): { rooms: Rooms; iqs: Element[] } {
+/** The owner's form as Prosody 0.12 with mod_muc_mam offers it (fields abridged). */
+const PROSODY_FORM = xml(
+  "query",
+  { xmlns: "http://jabber.org/protocol/muc#owner" },
+  xml(
+    "x",
+    { xmlns: "jabber:x:data", type: "form" },
+    ...["FORM_TYPE", "muc#roomconfig_roomname", "muc#roomconfig_persistentroom", "muc#roomconfig_whois", "muc#roomconfig_historylength", "muc#roomconfig_defaulthistorymessages", "muc#roomconfig_enablearchiving"].map((v) => xml("field", { var: v })),
+  ),
+);
+
+function rooms(form: Element | null = PROSODY_FORM): { rooms: Rooms; iqs: Element[] } {
   const iqs: Element[] = [];
   const connection = {
     online: false,
     send: async () => "sent",
     skipUnread: () => undefined,
+    iqGet: async () => (form ? { ok: true, result: form } : { ok: false, error: "feature-not-implemented" }),
     iqSet: async (_to: string, child: Element) => {
       iqs.push(child);
       return { ok: true, result: undefined };
@@ -132,7 +144,22 @@ describe("occupant identities", () => {
     const form = iqs[0]?.toString() ?? "";
     expect(form).toContain('var="muc#roomconfig_whois"');
     expect(form).toContain("<value>anyone</value>");
+    // What keeps the room's messages across a restart: persistent, a history, archived.
+    expect(form).toContain('<field var="muc#roomconfig_persistentroom"><value>1</value></field>');
+    expect(form).toMatch(/<field var="muc#roomconfig_historylength"><value>\d+<\/value><\/field>/);
+    expect(form).toContain('<field var="muc#roomconfig_enablearchiving"><value>1</value></field>');
+    // Only fields the room offers are submitted (ejabberd's name for the archive switch is not Prosody's).
+    expect(form).not.toContain('var="mam"');
     expect(r.identities(ROOM)).toEqual({ occupantIds: true, realJids: true });
+  });
+
+  it("a room that gives no configuration form is still made non-anonymous, and nothing else is asked", async () => {
+    const { rooms: r, iqs } = rooms(null);
+    r.handlePresence(presence("Coordinator", { statuses: ["110", "201"], role: "moderator", affiliation: "owner" }));
+    await new Promise((resolve) => setImmediate(resolve));
+    const form = iqs[0]?.toString() ?? "";
+    expect(form).toContain('var="muc#roomconfig_whois"');
+    expect(form).not.toContain("persistentroom");
   });
 
   it("a participant in a semi-anonymous room without occupant ids learns it goes by nicks", () => {
