@@ -9,6 +9,8 @@
 --   limits                 not loaded: its 10 KB/s default makes a 200 KB model take 20 s
 --   smacks                 irrelevant: the coordinator never enables XEP-0198
 --   gc, min_wait           a busy room's throughput (see local.cfg.lua for the figures)
+--   muc_mam, muc_keep_protocol  what a room says while the coordinator restarts is given
+--                          back to it (README, "Durability")
 
 admins = { }
 interfaces = { "*" }
@@ -27,6 +29,8 @@ modules_enabled = {
   "roster"; "saslauth"; "disco"; "ping"; "posix"; "time"; "version"; "uptime";
 }
 modules_disabled = { "s2s"; "s2s_auth_certs"; "offline" }
+-- The project's own module (prosody/modules, mounted by compose.yaml).
+plugin_paths = { "/etc/prosody/mfr-modules" }
 
 c2s_require_encryption = false
 allow_unencrypted_plain_auth = true
@@ -47,5 +51,5 @@ Component "conference.localhost" "muc"
   muc_room_default_persistent = true
   muc_room_default_history_length = 0
   -- What a room says while the coordinator restarts is given back from the archive (README, "Durability").
-  modules_enabled = { "muc_mam" }
+  modules_enabled = { "muc_mam"; "muc_keep_protocol" }
   muc_log_by_default = false

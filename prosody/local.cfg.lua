@@ -9,6 +9,8 @@
 --                           server closes the SENDER's stream (policy-violation)
 --   PROSODY_OCCUPANT_ID     "0" turns off XEP-0421 occupant ids in rooms (default on, as
 --                           Prosody ships), to test a server that gives none
+--   PROSODY_PLUGIN_DIR      absolute path of prosody/modules (the launcher sets it): the
+--                           project's own module that keeps protocol messages as history
 --   PROSODY_MUC_MAM         "0" leaves rooms unarchived (no mod_muc_mam): a room's history is
 --                           then only what it keeps in memory, lost with a server restart
 --   PROSODY_SMACKS          "1" loads mod_smacks (XEP-0198 stream management with
@@ -18,6 +20,7 @@
 local dir   = assert(ENV_PROSODY_TEST_DIR, "set PROSODY_TEST_DIR to an absolute directory")
 local port  = tonumber(ENV_PROSODY_TEST_PORT or "15222")
 local limit = tonumber(ENV_PROSODY_STANZA_LIMIT or "") or 256 * 1024
+if ENV_PROSODY_PLUGIN_DIR then plugin_paths = { ENV_PROSODY_PLUGIN_DIR } end
 
 -- Containers run us as root; without this 0.12.3 logs "Refusing to run as root" and hangs.
 run_as_root  = true
@@ -95,8 +98,12 @@ Component "conference.localhost" "muc"
   muc_occupant_id = ENV_PROSODY_OCCUPANT_ID ~= "0"
   -- XEP-0313 for rooms: the history given back at a join then comes from the archive (on disk,
   -- so it outlives a server restart) and carries the room's stanza-ids (XEP-0359).
+  -- Peer agents send protocol messages without a <body>, which Prosody would not keep as
+  -- history; modules/mod_muc_keep_protocol.lua keeps them (README, "Durability").
   if ENV_PROSODY_MUC_MAM ~= "0" then
-    modules_enabled = { "muc_mam" }
+    modules_enabled = { "muc_mam"; "muc_keep_protocol" }
+  else
+    modules_enabled = { "muc_keep_protocol" }
   end
   -- Archiving is switched on per room (the coordinator does it for rooms it creates).
   muc_log_by_default = false

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { dirname, join, resolve as resolvePath } from "node:path";
 import { isRunning, killNow, terminate } from "./children.js";
 import { killChildOnExit, removeDirOnExit } from "./exit-cleanup.js";
 import { ensureProsody } from "./install.js";
@@ -183,6 +183,8 @@ class LocalProsodyServer implements LocalProsody {
         PROSODY_STANZA_LIMIT: String(this.stanzaSizeLimit),
         PROSODY_OCCUPANT_ID: this.occupantIds ? "1" : "0",
         PROSODY_MUC_MAM: this.roomArchive ? "1" : "0",
+        // The project's own Prosody module (keeps protocol messages as room history) sits beside the config.
+        PROSODY_PLUGIN_DIR: join(dirname(this.configPath), "modules"),
         PROSODY_SMACKS: this.streamManagement.enabled ? "1" : "0",
         PROSODY_SMACKS_HIBERNATION: String(this.streamManagement.hibernationSeconds),
       },

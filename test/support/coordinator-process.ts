@@ -1,4 +1,6 @@
+import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
+import { DATABASE_FILE } from "../../src/store/session-store.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,6 +153,20 @@ export class CoordinatorProcess {
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new CoordinatorProcess(child, dir, account);
+  }
+
+  /**
+   * Forgets what the store recorded as sent for a session, as a kill -9 between the socket
+   * write and the record leaves it (only while this coordinator is not running). Returns the
+   * number of records removed.
+   */
+  forgetSentOf(sessionId: string): number {
+    const db = new Database(join(this.dir, "data", DATABASE_FILE));
+    try {
+      return db.prepare("DELETE FROM sent WHERE session_id = ?").run(sessionId).changes;
+    } finally {
+      db.close();
+    }
   }
 
   get jid(): string {

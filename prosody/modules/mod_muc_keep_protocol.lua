@@ -1,0 +1,18 @@
+-- Keeps the MFR protocol's messages in a room's history and archive.
+--
+-- Prosody keeps a groupchat message as history (and, with mod_muc_mam, in the archive) only
+-- when it has a <body>. Peer agents send their protocol messages (contributions, proposals)
+-- as a Lingue <payload> with no body at all, so without this module a room gives none of
+-- them back to a coordinator that rejoins after a restart. Load it on the MUC component
+-- (modules_enabled = { "muc_keep_protocol" }) with this folder in plugin_paths.
+--
+-- Only messages that carry a Lingue payload are affected; everything else is left to
+-- Prosody's own rules (chat states, receipts and the like stay out of the history).
+
+local LINGUE = "http://purl.org/stuff/lingue/";
+
+module:hook("muc-message-is-historic", function (event)
+	if event.stanza:get_child("payload", LINGUE) then
+		return true;
+	end
+end, 10); -- before Prosody's own rule (-1), which would say no for a message without a body
