@@ -10,14 +10,16 @@ import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, startTestProsody, uniqueRoom, useTestProsody, type LocalProsody } from "../support/prosody.js";
 import { json, negotiation, toldPrivately } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 
 const { server, afterThis } = useTestProsody();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const byCoordinator = (room: string, pattern: RegExp) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && pattern.test(m.body ?? "");
 
-async function scene(mfrConfig: string, scripts: Record<string, AgentScript>, on: LocalProsody = server()) {
+/** `coordinatorVia`: the server as the coordinator reaches it (through a proxy that can cut it off). */
+async function scene(mfrConfig: string, scripts: Record<string, AgentScript>, on: LocalProsody = server(), coordinatorVia: LocalProsody = on) {
   const room = uniqueRoom(on);
-  const options: CoordinatorProcessOptions = { server: on, room, mfrConfig };
+  const options: CoordinatorProcessOptions = { server: coordinatorVia, room, mfrConfig };
   let coordinator = await CoordinatorProcess.start(options);
   afterThis(() => coordinator.kill());
   await coordinator.joined(room);
@@ -72,7 +74,9 @@ describe("what the room says while the coordinator is away is taken in once it i
     expect(json(complete)).toMatchObject({ sessionId, status: "solved" });
     expect(String(json(complete).summary)).toMatch(/planner: 1 constraint, 1 goal/);
     // Acknowledged once, and nothing asked again.
-    expect(agents.planner?.peer.messages.filter(toldPrivately(room, "Contribution received"))).toHaveLength(1);
+    const told = agents.planner?.peer.messages.filter(toldPrivately(room, "Contribution received")) ?? [];
+    const why = JSON.stringify({ told: told.map((m) => m.stanza.toString()), log: back.logs.filter((l) => /contribution|caught up|already taken|joined|crash/.test(String(l.msg))) });
+    expect(told, why).toHaveLength(1);
     expect(agents.modeler?.peer.messages.filter(toldPrivately(room, "Contribution received"))).toHaveLength(1);
     expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
     expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
@@ -153,6 +157,49 @@ describe("what the room says while the coordinator is away is taken in once it i
     await sleep(500);
     expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
     expect(back.logs.some((l) => l.msg === "sending what a crash kept from going out" && l.sessionId === sessionId)).toBe(true);
+  });
+});
+
+describe("a network drop and a server restart", () => {
+  it("answers said while the coordinator's connection was cut are taken in after it reconnects", async () => {
+    const proxy = await TcpProxy.start({ host: server().host, port: server().port });
+    afterThis(() => proxy.stop());
+    const { room, human, agents, coordinator } = await scene("mfr:contributionTimeout 10000 ; mfr:reasoningTimeout 8000 ;", {
+      modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
+      planner: { solution: () => GOOD_SOLUTION },
+    }, server(), proxy.serverBehind(server()));
+    const sessionId = await start(human, room);
+    await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
+    // The network goes: the server sees the coordinator leave the room; new connections fail for 3 s.
+    proxy.cut(3000);
+    await human.waitForPresence((p) => p.attrs.from === `${room}/Coordinator` && p.attrs.type === "unavailable", 5000);
+    await agents.planner?.contribute(sessionId, PLANNER_TURTLE);
+    await coordinator().waitForLog(caughtUp(1), 20_000);
+    const request = await human.waitForMessage(negotiation("SolutionRequest"), 15_000);
+    expect(String(json(request).model)).toContain("goods delivered");
+    const complete = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
+    expect(json(complete)).toMatchObject({ sessionId, status: "solved" });
+    expect(agents.planner?.peer.messages.filter(toldPrivately(room, "Contribution received"))).toHaveLength(1);
+    expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
+  });
+
+  it("a server restart with the persistent, archived room the coordinator made: no gap, and the session goes on", async () => {
+    const own = await startTestProsody();
+    afterThis(() => own.stop());
+    const { room, human, agents, coordinator } = await scene("mfr:contributionTimeout 30000 ; mfr:reasoningTimeout 8000 ;", { modeler: {}, planner: {} }, own);
+    const sessionId = await start(human, room);
+    await agents.modeler?.contribute(sessionId, MODELER_TURTLE);
+    await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
+    const before = coordinator().logs.length;
+    await own.kill();
+    await own.restart();
+    await coordinator().waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("caught up on"), 30_000, before);
+    expect(coordinator().logs.slice(before).some((l) => l.msg === "may have missed what the room said while we were away: the server did not keep it")).toBe(false);
+    // The agents come back and the session carries on from where it was.
+    const planner = await ScriptedAgent.join(own, room, "planner2", {});
+    afterThis(() => planner.stop());
+    await planner.contribute(sessionId, PLANNER_TURTLE);
+    await planner.peer.waitForMessage(toldPrivately(room, "Contribution received"), 10_000);
   });
 });
 
