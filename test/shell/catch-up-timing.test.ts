@@ -22,7 +22,7 @@ const WINDOW_MS = 10_000;
 const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0 };
 /** Every contribution checks out; validation never ends (the test looks at the window only). */
 const MODELS: ModelService = {
-  check: async () => ({ ok: true, check: { ok: true, tripleCount: 1, counts: COUNTS } }),
+  check: async () => ({ ok: true as const, check: { ok: true as const, tripleCount: 1, counts: COUNTS } }),
   analyse: () => new Promise(() => undefined),
   verify: () => Promise.reject(new Error("unused")),
 };

@@ -16,8 +16,10 @@ export class TcpProxy {
   ) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
+    // The connection handler needs the proxy, which needs the server: a holder breaks the circle.
+    const holder: { proxy?: TcpProxy } = {};
     const server = createServer((client) => {
+      const proxy = holder.proxy;
       if (!proxy || Date.now() < proxy.refusingUntil) {
         client.destroy();
         return;
@@ -28,7 +30,7 @@ export class TcpProxy {
       const end = () => {
         client.destroy();
         upstream.destroy();
-        proxy?.pairs.delete(pair);
+        proxy.pairs.delete(pair);
       };
       client.on("error", end).on("close", end);
       upstream.on("error", end).on("close", end);
@@ -38,8 +40,8 @@ export class TcpProxy {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
     if (typeof address !== "object" || address === null) throw new Error("the proxy has no port");
-    proxy = new TcpProxy(server, address.port);
-    return proxy;
+    holder.proxy = new TcpProxy(server, address.port);
+    return holder.proxy;
   }
 
   /** The server as a client behind this proxy sees it (register and the rest go to the real one). */
