@@ -19,7 +19,7 @@ import { testHost } from "../support/test-host.js";
 
 const ROOM = "room@conference.localhost";
 const WINDOW_MS = 10_000;
-const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0 };
+const COUNTS = { entities: 1, stateVariables: 0, actions: 0, constraints: 0, goals: 0, triples: 1 };
 /** Every contribution checks out; validation never ends (the test looks at the window only). */
 const MODELS: ModelService = {
   check: async () => ({ ok: true as const, check: { ok: true as const, tripleCount: 1, counts: COUNTS } }),
