@@ -19,6 +19,8 @@ export const MAX_HOLD_MS = 120_000;
  */
 export class DeadlineTimers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The instant each armed timer is for. */
+  private readonly armedAt = new Map<string, number>();
   /** Deadlines that came due while held: session → instant. */
   private readonly due = new Map<string, number>();
   private held = false;
@@ -31,13 +33,21 @@ export class DeadlineTimers {
 
   schedule(sessionId: string, at: number): void {
     this.cancel(sessionId);
+    // Already due while held: waiting now, not after a turn of the event loop, so that the
+    // next `fireDue` sees it (a caught-up answer may have set it in the past).
+    if (this.held && at <= this.now()) {
+      this.comeDue(sessionId, at);
+      return;
+    }
     const delay = Math.max(0, at - this.now());
     const timer = setTimeout(() => {
       this.timers.delete(sessionId);
+      this.armedAt.delete(sessionId);
       if (this.now() < at) this.schedule(sessionId, at);
       else this.comeDue(sessionId, at);
     }, Math.min(delay, MAX_DELAY_MS));
     this.timers.set(sessionId, timer);
+    this.armedAt.set(sessionId, at);
   }
 
   private comeDue(sessionId: string, at: number): void {
@@ -60,12 +70,14 @@ export class DeadlineTimers {
     const timer = this.timers.get(sessionId);
     if (timer) clearTimeout(timer);
     this.timers.delete(sessionId);
+    this.armedAt.delete(sessionId);
     this.due.delete(sessionId);
   }
 
   cancelAll(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.armedAt.clear();
     this.due.clear();
   }
 
@@ -74,9 +86,14 @@ export class DeadlineTimers {
     this.held = true;
   }
 
-  /** Fires the held deadlines due at or before `upTo` (epoch ms), oldest first. */
+  /**
+   * Fires the deadlines due at or before `upTo` (epoch ms, not after now), oldest first:
+   * those held, and those whose timer has not run yet though their instant has passed.
+   */
   fireDue(upTo: number): void {
-    const ready = [...this.due].filter(([, at]) => at <= upTo).sort((a, b) => a[1] - b[1]);
+    const by = Math.min(upTo, this.now());
+    const armed = [...this.armedAt].filter(([id]) => !this.due.has(id));
+    const ready = [...this.due, ...armed].filter(([, at]) => at <= by).sort((a, b) => a[1] - b[1]);
     for (const [sessionId, at] of ready) {
       this.cancel(sessionId);
       this.fire(sessionId, at);

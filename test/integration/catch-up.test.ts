@@ -83,8 +83,9 @@ describe("what the room says while the coordinator is away is taken in once it i
   });
 
   it("a second restart takes in nothing again: every message is counted once", async () => {
-    const { room, human, agents, restart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
-      modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
+    // Nobody proposes: all the room says after the kill is the planner's contribution.
+    const { room, human, agents, restart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 3000 ;", {
+      modeler: { contribution: () => MODELER_TURTLE },
       planner: {},
     });
     const sessionId = await start(human, room);

@@ -62,3 +62,24 @@ describe("held deadlines", () => {
     expect(fired).toEqual([["a", 1000]]);
   });
 });
+
+describe("held deadlines set in the past", () => {
+  it("a deadline set while held at an instant already past waits at once, for the next fireDue", () => {
+    const { t, fired } = timers();
+    vi.setSystemTime(5000);
+    t.hold();
+    t.schedule("a", 4000);
+    // No turn of the event loop: a caught-up answer set it, the next one is about to be taken in.
+    t.fireDue(4500);
+    expect(fired).toEqual([["a", 4000]]);
+  });
+
+  it("fireDue also fires an armed deadline whose instant has passed but whose timer has not run", () => {
+    const { t, fired } = timers();
+    t.schedule("a", 1000);
+    t.hold();
+    vi.setSystemTime(2000); // the clock moved; the timer has not had its turn
+    t.fireDue(1500);
+    expect(fired).toEqual([["a", 1000]]);
+  });
+});
