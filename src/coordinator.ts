@@ -19,6 +19,7 @@ import { RoomCatchUp, type Taken } from "./shell/catch-up.js";
 import { MemoryHeardLog, heardOf, type Heard, type HeardLog } from "./shell/heard.js";
 import { privateMessage, renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
+import { basisChangeInputs } from "./shell/room-basis.js";
 import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
 import type { SessionStore } from "./store/index.js";
 import type { Participant, Requester } from "./session/types.js";
@@ -447,6 +448,8 @@ export class Coordinator {
     const previous = this.identitiesNoted.get(room);
     if (previous && previous.occupantIds === identities.occupantIds && previous.realJids === identities.realJids) return;
     this.identitiesNoted.set(room, identities);
+    // A change of basis is not a change of person: the sessions re-bind what agents held (session/identity-basis.ts).
+    if (room === bareJid(this.config.room)) for (const input of basisChangeInputs(room, previous, identities, this.sessions.liveSessions())) this.sessions.apply(input);
     // Real JIDs first, as identities go (see xmpp/occupant-identity.ts).
     const basis = identities.realJids ? "real JIDs" : identities.occupantIds ? "occupant ids (XEP-0421)" : "nicks only";
     const log = identities.occupantIds || identities.realJids ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);

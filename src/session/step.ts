@@ -10,7 +10,8 @@ import {
   sessionWording as say,
   violationsReason,
 } from "./report.js";
-import { heldByAnother, maySteer, sameAgent, sameParticipant } from "./identity.js";
+import { heldByAnother, maySteer, rebindOnBasisChange, sameAgent, sameParticipant } from "./identity.js";
+import { onIdentityBasis } from "./identity-basis.js";
 import { requestedProposers } from "./ranking.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
@@ -109,6 +110,9 @@ export function stepSession(existing: Session | undefined, input: Input, now: nu
     case "departure":
       onDeparture(session, input, s);
       break;
+    case "identity-basis":
+      onIdentityBasis(session, input, s);
+      break;
   }
   return { session, effects: s.effects };
 }
@@ -182,6 +186,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
     s.log("warn", "contribution under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }
+  rebindOnBasisChange(session, input.from, s);
   if (session.phase === "complete" || session.phase === "reasoning") {
     s.tellAgent(input.from, say.contributionTooLate(session, input.check.ok));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
@@ -404,6 +409,7 @@ function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }
     s.log("warn", "proposal under a nick that another identity used earlier", { sessionId: session.id, nick, earlier: other.agentIdentity ?? other.agentJid, now: input.from.identity ?? input.from.jid });
     return;
   }
+  rebindOnBasisChange(session, input.from, s);
   const index = session.proposals.findIndex((p) => sameAgent(p.agent, nick));
   const verification = proposalVerification(session, input);
   const proposal = {

@@ -45,6 +45,12 @@ export interface SessionSettings {
   validationClockStartsInWorker?: boolean;
 }
 
+/**
+ * What a room identifies its occupants by: the prefix of their identity keys (see
+ * xmpp/occupant-identity.ts). A room that is re-created, or reconfigured, may change it.
+ */
+export type IdentityBasis = "jid" | "occupant" | "nick";
+
 /** Someone in the room, as identified by the shell. */
 export interface Participant {
   nick: string;
@@ -275,6 +281,13 @@ export interface Session {
    * known to answer SolutionRequests, or every contributor when that is not known.
    */
   awaitedProposers?: string[];
+  /**
+   * The identity basis of the session's room as the shell last announced it (an
+   * `identity-basis` input): what was held under a nick on another basis may be re-bound to
+   * whoever speaks under that nick on this one (see identity.ts). Absent when no change was
+   * announced (older logs, or the room never changed while the session ran).
+   */
+  identityBasis?: IdentityBasis;
   completion: Completion | null;
 }
 
@@ -347,7 +360,15 @@ export type Input =
   | { kind: "analysis-started"; sessionId: SessionId; version: number }
   /** `room`: the room when a debate's deadline fired, to fall back on. */
   | { kind: "deadline"; sessionId: SessionId; at: number; room?: RoomView }
-  | { kind: "cancel"; sessionId: SessionId; by: Requester };
+  | { kind: "cancel"; sessionId: SessionId; by: Requester }
+  /**
+   * From now on, the room this session lives in identifies occupants on `basis` (the shell
+   * saw it change, e.g. a room re-created after a server restart shows occupant ids where it
+   * showed real JIDs). A change of basis is not a change of person: an agent's earlier
+   * contribution or proposal may then be re-bound to its identity on the new basis.
+   * `room`: the room whose basis changed, for the log.
+   */
+  | { kind: "identity-basis"; sessionId: SessionId; basis: IdentityBasis; room?: string };
 
 /** The protocol messages the core asks the shell to broadcast in the primary room. */
 export type Broadcast =

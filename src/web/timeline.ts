@@ -24,6 +24,7 @@ export type TimelineKind =
   | "proposal"
   | "deadline"
   | "cancel"
+  | "identity"
   | "complete"
   | "ignored";
 
@@ -90,6 +91,8 @@ function fromInput(step: SessionStep): TimelineEntry[] {
       return [entry(step, "deadline", before?.deadline ? `the ${before.deadline.kind} deadline passed` : "a deadline passed")];
     case "cancel":
       return [entry(step, "cancel", `${input.by.nick} cancelled the session`, { agent: input.by.nick })];
+    case "identity-basis":
+      return [entry(step, "identity", `the room now identifies occupants by ${input.basis === "jid" ? "real JID" : input.basis === "occupant" ? "occupant id" : "nick"}`)];
   }
 }
 

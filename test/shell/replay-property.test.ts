@@ -1,7 +1,7 @@
 /**
  * Replay equals live, as a property: random sequences of inputs (starts, contributions
  * good and bad, proposals, cancels, time passing so deadlines fire, input for unknown
- * sessions) run live through the real SessionHost with a fake clock and a real SQLite
+ * sessions, the room changing the basis it identifies occupants by) run live through the real SessionHost with a fake clock and a real SQLite
  * store; then the log is replayed through the core. Every session must come out in the
  * same state, and replay must render exactly the stanzas that were sent live.
  */
@@ -13,10 +13,12 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SessionHost, type ModelService } from "../../src/shell/session-host.js";
+import { basisChangeInputs } from "../../src/shell/room-basis.js";
 import { replayWithSends, verifyStore } from "../../src/shell/sent-check.js";
 import { stanzaDigest, type RenderContext } from "../../src/shell/outgoing.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import type { Participant, Session } from "../../src/session/types.js";
+import type { RoomIdentities } from "../../src/xmpp/rooms.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { NS_SID } from "../../src/xmpp/room-history.js";
 
@@ -40,6 +42,16 @@ const PEOPLE: Participant[] = [
   { nick: "dana", jid: "dana@localhost" },
   { nick: "erin", jid: undefined },
 ];
+/**
+ * An agent as the room shows it: its identity key is built on the room's basis, as
+ * xmpp/occupant-identity.ts builds it (an occupant without a real JID falls back a step).
+ */
+function asSeen(agent: Participant, room: RoomIdentities): Participant {
+  const nick = agent.nick.toLowerCase();
+  if (room.realJids && agent.jid) return { ...agent, identity: `jid:${agent.jid}` };
+  if (room.occupantIds) return { nick: agent.nick, jid: undefined, identity: `occupant:${nick}-id` };
+  return { nick: agent.nick, jid: undefined, identity: `nick:${nick}` };
+}
 const COUNTS = { entities: 1, stateVariables: 0, actions: 1, constraints: 0, goals: 1, triples: 3 };
 
 /** Deterministic model work: the content of a contribution decides its fate. */
@@ -82,7 +94,8 @@ type Command =
   | { op: "propose"; session: number; agent: number; success: boolean; message: string }
   | { op: "cancel"; session: number; by: number }
   | { op: "advance"; ms: number }
-  | { op: "unknown"; agent: number };
+  | { op: "unknown"; agent: number }
+  | { op: "basis"; occupantIds: boolean; realJids: boolean };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant("start" as const), by: fc.nat(1), expected: fc.subarray([0, 1, 2]), problem: fc.string({ minLength: 1, maxLength: 40 }) }) },
@@ -91,6 +104,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("cancel" as const), session: fc.nat(5), by: fc.nat(1) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 45_000 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("unknown" as const), agent: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("basis" as const), occupantIds: fc.boolean(), realJids: fc.boolean() }) },
 );
 
 /** Every sequence opens a session first, so the rest has something to act on. */
@@ -147,6 +161,9 @@ async function runLive(commands: Command[]): Promise<{ store: SessionStore; host
   });
   const ids: string[] = [];
   const pick = (i: number) => ids[i % Math.max(1, ids.length)] ?? "no-session-yet";
+  // The room starts out showing real JIDs; a `basis` command changes what it shows, as a re-created room may.
+  let room: RoomIdentities = { occupantIds: true, realJids: true };
+  const agent = (i: number) => asSeen(AGENTS[i] as Participant, room);
   for (const c of commands) {
     switch (c.op) {
       case "start": {
@@ -156,11 +173,11 @@ async function runLive(commands: Command[]): Promise<{ store: SessionStore; host
       }
       case "contribute": {
         const body = c.kind === "bad" ? "@prefix : <x> .\nBAD" : c.kind === "violating" ? "<#e> a <#Entity> . # VIOLATE" : `<#e${ids.length}> a <#Entity> .`;
-        await host.contribute(pick(c.session), AGENTS[c.agent] as Participant, body);
+        await host.contribute(pick(c.session), agent(c.agent), body);
         break;
       }
       case "propose":
-        host.propose(pick(c.session), AGENTS[c.agent] as Participant, { success: c.success, message: c.message, plan: ["step(a)"] });
+        host.propose(pick(c.session), agent(c.agent), { success: c.success, message: c.message, plan: ["step(a)"] });
         break;
       case "cancel":
         host.cancel(pick(c.session), PEOPLE[c.by] as Participant);
@@ -169,8 +186,14 @@ async function runLive(commands: Command[]): Promise<{ store: SessionStore; host
         vi.advanceTimersByTime(c.ms);
         break;
       case "unknown":
-        await host.contribute("nobody-knows-this", AGENTS[c.agent] as Participant, "<#x> a <#Entity> .");
+        await host.contribute("nobody-knows-this", agent(c.agent), "<#x> a <#Entity> .");
         break;
+      case "basis": {
+        const now = { occupantIds: c.occupantIds, realJids: c.realJids };
+        for (const input of basisChangeInputs(RENDER.room, room, now, host.liveSessions())) host.apply(input);
+        room = now;
+        break;
+      }
     }
     await settle();
   }
@@ -188,7 +211,7 @@ describe("replay of the durable log equals the live run", () => {
     let sessionsChecked = 0;
     let stanzasChecked = 0;
     // What the runs reached, so the property is known to cover deadlines, fix rounds and solutions.
-    const reached = { fixRound: 0, reasoning: 0, solved: 0, deadlineEnded: 0, cancelled: 0 };
+    const reached = { fixRound: 0, reasoning: 0, solved: 0, deadlineEnded: 0, cancelled: 0, basisChanged: 0 };
     await fc.assert(
       fc.asyncProperty(sequence, async (commands) => {
         const { store, host, sent } = await runLive(commands);
@@ -202,6 +225,7 @@ describe("replay of the durable log equals the live run", () => {
             if (live?.solutionRequestedAt) reached.reasoning++;
             if (live?.completion?.status === "solved") reached.solved++;
             if (live?.completion?.status === "cancelled") reached.cancelled++;
+            if (live?.identityBasis) reached.basisChanged++;
             if (live?.completion && live.completion.status !== "cancelled" && live.proposals.length < live.solvers.length) reached.deadlineEnded++;
           }
           // Replay renders byte for byte what was recorded as sent …

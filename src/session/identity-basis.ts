@@ -1,0 +1,44 @@
+/**
+ * The identity basis of a session's room, and what a change of it means for who is who.
+ *
+ * Identity keys compare only within one basis: after a server restart a room may be
+ * re-created showing occupant ids where it showed real JIDs, and `jid:modeler@agents` and
+ * `occupant:…` can then be the same agent; nothing in the keys links them. The shell sees
+ * the room change and says so (an `identity-basis` input); only then does a key on the
+ * announced basis explain something held on another. A different key on the same basis
+ * is never explained: that stays someone else.
+ */
+import type { Step } from "./step-context.js";
+import type { IdentityBasis, Input, Participant, Session } from "./types.js";
+
+const BASES: readonly IdentityBasis[] = ["jid", "occupant", "nick"];
+
+/** The basis of an identity key (its prefix before the first `:`); undefined for none, or one not known here. */
+export function basisOf(identity: string | undefined): IdentityBasis | undefined {
+  const colon = identity?.indexOf(":") ?? -1;
+  if (identity === undefined || colon < 0) return undefined;
+  const prefix = identity.slice(0, colon);
+  return BASES.find((b) => b === prefix);
+}
+
+/**
+ * Whether the room's change of basis explains why `from` differs from what was held under
+ * its nick as `heldIdentity`: `from` speaks on the basis the shell announced last, and the
+ * held item was recorded on another one. Keys of older logs, without a basis, explain nothing.
+ */
+export function basisChangeExplains(session: Session, heldIdentity: string | undefined, from: Participant): boolean {
+  const now = basisOf(from.identity);
+  const then = basisOf(heldIdentity);
+  return now !== undefined && then !== undefined && then !== now && now === session.identityBasis;
+}
+
+/** The step of an `identity-basis` input: the basis is recorded for the rules; nothing is said in the room. */
+export function onIdentityBasis(session: Session, input: Extract<Input, { kind: "identity-basis" }>, s: Step): void {
+  const from = session.identityBasis ?? null;
+  if (from === input.basis) {
+    s.log("debug", "room identity basis announced again", { sessionId: session.id, basis: input.basis });
+    return;
+  }
+  session.identityBasis = input.basis;
+  s.log("info", "room identity basis changed", { sessionId: session.id, from, to: input.basis, ...(input.room ? { room: input.room } : {}) });
+}
