@@ -449,7 +449,7 @@ export class Coordinator {
     if (previous && previous.occupantIds === identities.occupantIds && previous.realJids === identities.realJids) return;
     this.identitiesNoted.set(room, identities);
     // A change of basis is not a change of person: the sessions re-bind what agents held (session/identity-basis.ts).
-    if (room === bareJid(this.config.room)) for (const input of basisChangeInputs(room, previous, identities, this.sessions.liveSessions())) this.sessions.apply(input);
+    if (room === bareJid(this.config.room)) for (const input of basisChangeInputs(room, identities, this.sessions.liveSessions())) this.sessions.apply(input);
     // Real JIDs first, as identities go (see xmpp/occupant-identity.ts).
     const basis = identities.realJids ? "real JIDs" : identities.occupantIds ? "occupant ids (XEP-0421)" : "nicks only";
     const log = identities.occupantIds || identities.realJids ? this.log.info.bind(this.log) : this.log.warn.bind(this.log);

@@ -3,6 +3,7 @@
  * it changes (a room re-created after a server restart may show occupant ids where it
  * showed real JIDs). The core decides what the change means (session/identity-basis.ts).
  */
+import { basisOf } from "../session/identity-basis.js";
 import type { IdentityBasis, Input, Session } from "../session/types.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 
@@ -12,12 +13,26 @@ export function basisOfRoom(identities: RoomIdentities): IdentityBasis {
 }
 
 /**
- * One `identity-basis` input per live session when the room's basis differs from the one
- * noted before; none at the first join, where nothing was held on an earlier basis.
+ * One `identity-basis` input per live session whose known basis differs from the room's now.
+ * A session knows the basis announced to it last, or else the one its newest contribution or
+ * proposal was recorded on, so a change is seen across a restart of the coordinator too (the
+ * server restarted with it, and the room came back on another basis). None for a session
+ * that holds nothing yet, or whose basis is the room's.
  */
-export function basisChangeInputs(room: string, previous: RoomIdentities | undefined, now: RoomIdentities, live: readonly Session[]): Input[] {
-  if (!previous) return [];
+export function basisChangeInputs(room: string, now: RoomIdentities, live: readonly Session[]): Input[] {
   const basis = basisOfRoom(now);
-  if (basis === basisOfRoom(previous)) return [];
-  return live.map((session) => ({ kind: "identity-basis", sessionId: session.id, basis, room }));
+  return live.flatMap((session) => {
+    const known = session.identityBasis ?? newestHeldBasis(session);
+    return known === undefined || known === basis ? [] : [{ kind: "identity-basis" as const, sessionId: session.id, basis, room }];
+  });
+}
+
+/** The basis of the newest identity a session holds something under (older logs: undefined). */
+function newestHeldBasis(session: Session): IdentityBasis | undefined {
+  const held = [...Object.values(session.contributions), ...session.proposals].sort((a, b) => b.receivedAt - a.receivedAt);
+  for (const h of held) {
+    const basis = basisOf(h.agentIdentity);
+    if (basis !== undefined) return basis;
+  }
+  return undefined;
 }

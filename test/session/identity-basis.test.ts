@@ -272,17 +272,27 @@ describe("the rule, over random sequences of identities and basis changes", () =
 });
 
 describe("the shell's side: a change of the primary room's basis", () => {
-  const live = [{ id: "s1" }, { id: "s2" }] as Session[];
+  const held = (identity: string, receivedAt: number) => ({ agent: "modeler", agentJid: undefined, agentIdentity: identity, receivedAt });
+  const session = (id: string, extra: Partial<Session>) => ({ id, contributions: {}, proposals: [], ...extra }) as unknown as Session;
 
-  it("tells every live session when the basis changes, and nothing at the first join", () => {
-    const jids = { occupantIds: true, realJids: true };
+  it("tells each live session whose known basis differs from the room's, and no other", () => {
     const occupantIds = { occupantIds: true, realJids: false };
-    expect(basisChangeInputs("room@c", undefined, occupantIds, live)).toEqual([]);
-    expect(basisChangeInputs("room@c", jids, { occupantIds: false, realJids: true }, live)).toEqual([]);
-    expect(basisChangeInputs("room@c", jids, occupantIds, live)).toEqual([
+    const live = [
+      // Known from what it holds: its newest contribution was under a real JID.
+      session("s1", { contributions: { modeler: held("jid:modeler@localhost", 2), old: held("occupant:X", 1) } as never }),
+      // Announced before.
+      session("s2", { identityBasis: "jid" }),
+      // Already on the room's basis.
+      session("s3", { identityBasis: "occupant" }),
+      // Holds nothing yet: nothing to re-bind.
+      session("s4", {}),
+    ];
+    expect(basisChangeInputs("room@c", occupantIds, live)).toEqual([
       { kind: "identity-basis", sessionId: "s1", basis: "occupant", room: "room@c" },
       { kind: "identity-basis", sessionId: "s2", basis: "occupant", room: "room@c" },
     ]);
+    // The same room again: nothing more to say.
+    expect(basisChangeInputs("room@c", occupantIds, [session("s1", { identityBasis: "occupant" })])).toEqual([]);
   });
 
   it("reads the basis as identity keys are built: real JIDs, else occupant ids, else nicks", () => {

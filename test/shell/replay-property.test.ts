@@ -190,7 +190,7 @@ async function runLive(commands: Command[]): Promise<{ store: SessionStore; host
         break;
       case "basis": {
         const now = { occupantIds: c.occupantIds, realJids: c.realJids };
-        for (const input of basisChangeInputs(RENDER.room, room, now, host.liveSessions())) host.apply(input);
+        for (const input of basisChangeInputs(RENDER.room, now, host.liveSessions())) host.apply(input);
         room = now;
         break;
       }
