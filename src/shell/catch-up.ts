@@ -105,7 +105,7 @@ export class RoomCatchUp {
       const basis = this.basis.get(room);
       if (counts.taken > 0 || history.request.kind === "since") {
         log.info(
-          { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },
+          { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, from: history.source, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },
           `caught up on ${counts.taken} message(s) the room said while we were away`,
         );
       }

@@ -246,11 +246,16 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     }
   }
 
-  /** An IQ set (e.g. a room configuration form); the result element, or why it failed. Never throws. */
+  /**
+   * An IQ set (e.g. a room configuration form, an archive query); the result's first child,
+   * whatever it is called (an archive answers a `<query>` with a `<fin>`), or why it failed.
+   * Never throws.
+   */
   async iqSet(to: string, child: Element, timeoutMs = 5000): Promise<{ ok: true; result: Element | undefined } | { ok: false; error: string }> {
     if (!this.xmpp || !this.online) return { ok: false, error: "offline" };
     try {
-      const result = (await this.xmpp.iqCaller.set(child, to, timeoutMs)) as Element | undefined;
+      const iq = (await this.xmpp.iqCaller.request(xml("iq", { type: "set", to }, child), timeoutMs)) as Element;
+      const result = iq.getChildElements()[0];
       return { ok: true, result };
     } catch (err) {
       return { ok: false, error: describeError(err) };

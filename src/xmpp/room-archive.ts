@@ -56,9 +56,12 @@ export function isArchiveResult(stanza: Element): boolean {
   return stanza.getChild("result", NS_MAM) !== undefined;
 }
 
-/** The end of one page (`<fin>`): whether the archive has no more, and where the next page starts. */
+/**
+ * The end of one page (`<fin>`, which the IQ caller hands over as the result itself, or an
+ * element holding it): whether the archive has no more, and where the next page starts.
+ */
 export function finOf(result: Element | undefined): { complete: boolean; last: string | undefined } {
-  const fin = result?.getChild("fin", NS_MAM);
+  const fin = result?.name === "fin" && result.attrs.xmlns === NS_MAM ? result : result?.getChild("fin", NS_MAM);
   const last = fin?.getChild("set", NS_RSM)?.getChildText("last") ?? undefined;
   return { complete: fin?.attrs.complete === "true" || fin?.attrs.complete === "1", last: last === null ? undefined : last };
 }

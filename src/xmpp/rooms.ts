@@ -5,7 +5,8 @@ import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NS_OCCUPANT_ID, NickLineages, identityOf } from "./occupant-identity.js";
 import { startTag } from "./raw-stanza.js";
 import { configFormQuery, configSubmission, formFields, wantedRoomConfig } from "./room-config.js";
-import { joinHistory, originIdInText, type HistoryRequest } from "./room-history.js";
+import { joinHistory, originIdInText, originIdOf, type HistoryRequest } from "./room-history.js";
+import { NS_MAM, archiveQuery, archivedMessageOf, finOf, isArchiveResult } from "./room-archive.js";
 import { NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
 
 
@@ -57,6 +58,8 @@ export interface RoomHistory {
   created: boolean;
   /** When our join was answered. */
   joinedAt: number;
+  /** Where it came from: the room's archive (XEP-0313) or the join's history (XEP-0045). */
+  source: "archive" | "join";
 }
 
 /** What decides the history asked for at each join (the coordinator: since it last heard the room). */
@@ -75,7 +78,16 @@ interface HistoryCollection {
   created: boolean;
   joinedAt: number;
   timer?: NodeJS.Timeout;
+  /** The room's subject came (or none came in time): the join's part is over. */
+  subjectSeen: boolean;
+  /** Where the room has an archive: our query, read page by page after the join. */
+  archive?: { queryId: string; pending: boolean };
 }
+
+/** Pages of a room's archive read at one join at most (with MAX_HISTORY_MESSAGES). */
+const MAX_ARCHIVE_PAGES = 50;
+/** How long one page of the archive may take. */
+const ARCHIVE_PAGE_TIMEOUT_MS = 10_000;
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_NICK_ATTEMPTS = 9;
@@ -118,6 +130,8 @@ const LEAVE_CONFIRM_MS = 1500;
 export class Rooms extends EventEmitter<RoomsEventMap> {
   private readonly rooms = new Map<string, RoomState>();
   private closing = false;
+  /** Numbers our archive queries (their queryid), so results are matched to the query that asked. */
+  private archiveQueries = 0;
 
   constructor(
     private readonly connection: XmppConnection,
@@ -158,6 +172,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
    * subject that ends it). Other messages are left to the caller.
    */
   takeHistory(stanza: Element): boolean {
+    if (isArchiveResult(stanza)) return this.takeArchived(stanza);
     if (stanza.attrs.type !== "groupchat") return false;
     const { bare, resource } = splitJid(String(stanza.attrs.from ?? ""));
     const room = this.rooms.get(bare.toLowerCase());
@@ -165,7 +180,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     if (!room || !history) return false;
     // XEP-0045 §7.2.15: the subject comes last, after the history.
     if (stanza.getChild("subject") !== undefined && stanza.getChild("body") === undefined) {
-      if (room.joined) this.endHistory(room);
+      if (room.joined) this.historyPartDone(room, "subject");
       return true;
     }
     if (resource === undefined || resource === "" || this.isOwnEcho("groupchat", String(stanza.attrs.from))) return true;
@@ -173,6 +188,53 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     else history.dropped++;
     if (room.joined) this.awaitSubject(room, history);
     return true;
+  }
+
+  /**
+   * One message of the room's archive, in answer to our query: kept as history (with the
+   * archive's instant and id as the room's delay and stanza-id); one of ours is read for its
+   * origin-id. A result that is not for our query, or not from the room, is dropped.
+   */
+  private takeArchived(stanza: Element): boolean {
+    const room = this.rooms.get(bareJid(String(stanza.attrs.from ?? "")));
+    const history = room?.history;
+    if (!room || !history?.archive) return true;
+    const message = archivedMessageOf(stanza, room.jid, history.archive.queryId);
+    if (!message) return true;
+    const { resource } = splitJid(String(message.attrs.from ?? ""));
+    if (resource === undefined || resource === "") return true;
+    if (resource === room.nick) {
+      const id = originIdOf(message);
+      if (id !== undefined) history.ownOriginIds.add(id);
+      return true;
+    }
+    if (history.messages.length < MAX_HISTORY_MESSAGES) history.messages.push(message);
+    else history.dropped++;
+    return true;
+  }
+
+  /**
+   * Reads what the room's archive holds from the history request's instant on, page by page,
+   * after the join (XEP-0313). A page that fails ends the reading with what came; the
+   * catch-up then says a gap if it did not reach back.
+   */
+  private async readArchive(room: RoomState, history: HistoryCollection): Promise<void> {
+    const { archive, request } = history;
+    if (!archive || request.kind !== "since") return;
+    let after: string | undefined;
+    for (let page = 0; page < MAX_ARCHIVE_PAGES && room.history === history; page++) {
+      const answer = await this.connection.iqSet(room.jid, archiveQuery(archive.queryId, request.since, after), ARCHIVE_PAGE_TIMEOUT_MS);
+      if (!answer.ok) {
+        this.log.warn({ room: room.jid, err: answer.error, taken: history.messages.length }, "could not read the room's archive; taking what came");
+        break;
+      }
+      const fin = finOf(answer.result);
+      if (fin.complete || fin.last === undefined || history.messages.length >= MAX_HISTORY_MESSAGES) break;
+      after = fin.last;
+    }
+    if (room.history !== history) return;
+    archive.pending = false;
+    this.historyPartDone(room, "archive");
   }
 
   /** Whether a room's history is still being given back (its messages wait for the `history` event). */
@@ -184,9 +246,20 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     clearTimeout(history.timer);
     history.timer = setTimeout(() => {
       this.log.info({ room: room.jid }, "the room sent no subject after its history; taking what came as all of it");
-      this.endHistory(room);
+      this.historyPartDone(room, "subject");
     }, HISTORY_QUIET_MS);
     history.timer.unref();
+  }
+
+  /** The join's history ends at the subject, and the archive's once it is read; both, where there is one. */
+  private historyPartDone(room: RoomState, part: "subject" | "archive"): void {
+    const history = room.history;
+    if (!history) return;
+    if (part === "subject") {
+      history.subjectSeen = true;
+      clearTimeout(history.timer);
+    }
+    if (history.subjectSeen && !history.archive?.pending) this.endHistory(room);
   }
 
   private endHistory(room: RoomState): void {
@@ -195,7 +268,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     clearTimeout(history.timer);
     room.history = undefined;
     if (history.dropped > 0) this.log.warn({ room: room.jid, kept: history.messages.length, dropped: history.dropped }, "the room gave back more history than is kept; the oldest are taken in, the rest are not");
-    this.emit("history", room.jid, { request: history.request, messages: history.messages, ownOriginIds: history.ownOriginIds, created: history.created, joinedAt: history.joinedAt });
+    this.emit("history", room.jid, { request: history.request, messages: history.messages, ownOriginIds: history.ownOriginIds, created: history.created, joinedAt: history.joinedAt, source: history.archive ? "archive" : "join" });
   }
 
   /** Adds a room to the set we stay in and joins it now if we are online. */
@@ -396,9 +469,14 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     const room = this.rooms.get(jid);
     if (!room) return;
     room.nick = room.wantedNick;
+    this.emit("joining", room.jid);
+    // What the room said since we last heard it (see room-history.ts), or nothing; from its
+    // archive where it has one (XEP-0313: not capped by its history length), else with the join.
+    const request = this.closing ? ({ kind: "none" } as const) : this.historyPolicy(room.jid);
+    const archived = request.kind === "since" && (await this.hasArchive(room.jid));
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sendJoin(room);
+        await this.sendJoin(room, request, archived);
         return;
       } catch (err) {
         if (!(err instanceof NickConflict) || attempt >= MAX_NICK_ATTEMPTS) throw err;
@@ -415,13 +493,26 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     room.history = undefined;
   }
 
-  private sendJoin(room: RoomState): Promise<void> {
+  /** Whether the room advertises an archive (disco#info lists urn:xmpp:mam:2); false when it does not say. */
+  private async hasArchive(roomJid: string): Promise<boolean> {
+    const features = await this.connection.discoFeatures(roomJid);
+    return features?.includes(NS_MAM) ?? false;
+  }
+
+  private sendJoin(room: RoomState, request: HistoryRequest, archived: boolean): Promise<void> {
     room.pendingJoin?.reject(new Error("superseded by a new join"));
     room.leaving = undefined;
     this.dropHistory(room);
-    const request = this.closing ? ({ kind: "none" } as const) : this.historyPolicy(room.jid);
-    this.emit("joining", room.jid);
-    room.history = { request, messages: [], ownOriginIds: new Set(), dropped: 0, created: false, joinedAt: 0 };
+    room.history = {
+      request,
+      messages: [],
+      ownOriginIds: new Set(),
+      dropped: 0,
+      created: false,
+      joinedAt: 0,
+      subjectSeen: false,
+      ...(archived ? { archive: { queryId: `catch-up-${++this.archiveQueries}`, pending: true } } : {}),
+    };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         room.pendingJoin = undefined;
@@ -437,8 +528,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
           reject(err);
         },
       };
-      // What the room said since we last heard it (see room-history.ts), or nothing.
-      const presence = xml("presence", { to: `${room.jid}/${room.nick}` }, joinHistory(request));
+      // The archive is read after the join; then the join asks for no history of its own.
+      const presence = xml("presence", { to: `${room.jid}/${room.nick}` }, joinHistory(archived ? { kind: "none" } : request));
       void this.connection.send(presence).then((result) => {
         if (result !== "sent") room.pendingJoin?.reject(new Error(`join presence was ${result}`));
       });
@@ -478,6 +569,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       room.history.joinedAt = Date.now();
       // The history follows our presence, then the subject; a room that sends neither is done when quiet.
       this.awaitSubject(room, room.history);
+      if (room.history.archive) void this.readArchive(room, room.history);
     }
     if (first) {
       // The room sends every other occupant's presence before ours: whoever was here before
