@@ -33,8 +33,22 @@ export function basisChangeExplains(session: Session, heldIdentity: string | und
 }
 
 /** The step of an `identity-basis` input: the basis is recorded for the rules; nothing is said in the room. */
+/**
+ * The basis a session knows for its room: the one announced last, or else the one its newest
+ * contribution or proposal was recorded on (older logs, and sessions never told: undefined).
+ */
+export function knownBasis(session: Session): IdentityBasis | undefined {
+  if (session.identityBasis !== undefined) return session.identityBasis;
+  const held = [...Object.values(session.contributions), ...session.proposals].sort((a, b) => b.receivedAt - a.receivedAt);
+  for (const h of held) {
+    const basis = basisOf(h.agentIdentity);
+    if (basis !== undefined) return basis;
+  }
+  return undefined;
+}
+
 export function onIdentityBasis(session: Session, input: Extract<Input, { kind: "identity-basis" }>, s: Step): void {
-  const from = session.identityBasis ?? null;
+  const from = knownBasis(session) ?? null;
   if (from === input.basis) {
     s.log("debug", "room identity basis announced again", { sessionId: session.id, basis: input.basis });
     return;

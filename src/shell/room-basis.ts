@@ -3,7 +3,7 @@
  * it changes (a room re-created after a server restart may show occupant ids where it
  * showed real JIDs). The core decides what the change means (session/identity-basis.ts).
  */
-import { basisOf } from "../session/identity-basis.js";
+import { knownBasis } from "../session/identity-basis.js";
 import type { IdentityBasis, Input, Session } from "../session/types.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 
@@ -22,17 +22,7 @@ export function basisOfRoom(identities: RoomIdentities): IdentityBasis {
 export function basisChangeInputs(room: string, now: RoomIdentities, live: readonly Session[]): Input[] {
   const basis = basisOfRoom(now);
   return live.flatMap((session) => {
-    const known = session.identityBasis ?? newestHeldBasis(session);
+    const known = knownBasis(session);
     return known === undefined || known === basis ? [] : [{ kind: "identity-basis" as const, sessionId: session.id, basis, room }];
   });
-}
-
-/** The basis of the newest identity a session holds something under (older logs: undefined). */
-function newestHeldBasis(session: Session): IdentityBasis | undefined {
-  const held = [...Object.values(session.contributions), ...session.proposals].sort((a, b) => b.receivedAt - a.receivedAt);
-  for (const h of held) {
-    const basis = basisOf(h.agentIdentity);
-    if (basis !== undefined) return basis;
-  }
-  return undefined;
 }

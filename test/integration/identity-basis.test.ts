@@ -117,7 +117,7 @@ describe("the same agent after the room was re-created on another identity basis
     await modelerAgain.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: MODELER_TURTLE }, siblings: { sessionId } });
     const told = await modelerAgain.waitForMessage(toldPrivately(room, /^Contribution (received|replaced)|earlier as someone else/), 10_000);
     expect(told.body).toMatch(/^Contribution (received|replaced) for /);
-    expect(await coordinator.waitForLog((l) => l.msg === "room identity basis changed", 5000, beforeReturn)).toMatchObject({ sessionId, to: "occupant", room });
+    expect(await coordinator.waitForLog((l) => l.msg === "room identity basis changed", 5000, beforeReturn)).toMatchObject({ sessionId, from: "jid", to: "occupant", room });
     const rebound = await coordinator.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("the room's identity basis changed from jid to occupant; nick modeler re-bound to occupant:"), 5000, beforeReturn);
     expect(rebound).toMatchObject({ sessionId, nick: "modeler", items: 1 });
     expect(rebound.earlier).toEqual([`jid:${modeler.peer.jid.split("/")[0]}`]);

@@ -58,7 +58,7 @@ describe("the identity-basis input", () => {
     expect(d.session().identityBasis).toBe("occupant");
     expect(visible(effects)).toEqual([]);
     expect(ofKind(effects, "log")).toEqual([
-      { kind: "log", level: "info", msg: "room identity basis changed", data: { sessionId: "s1", from: null, to: "occupant", room: "room@conference.example" } },
+      { kind: "log", level: "info", msg: "room identity basis changed", data: { sessionId: "s1", from: "jid", to: "occupant", room: "room@conference.example" } },
     ]);
     const again = d.advance(1_000).feed(basisChange("occupant"));
     expect(ofKind(again, "log").filter((l) => l.level === "info")).toEqual([]);
