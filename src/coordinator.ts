@@ -86,6 +86,8 @@ export class Coordinator {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly flood: FloodGuard;
+  /** The same limit for what rooms give back after an absence, counted at the rooms' stamps. */
+  private readonly caughtUpFlood: FloodGuard;
   private readonly agentRefusedAt = new Map<string, number>();
   private readonly chatterAnsweredAt = new Map<string, number>();
   private readonly identitiesNoted = new Map<string, RoomIdentities>();
@@ -117,6 +119,7 @@ export class Coordinator {
     this.now = options.now ?? Date.now;
     this.store = options.store;
     this.flood = new FloodGuard(this.config.limits.messagesPerMinute);
+    this.caughtUpFlood = new FloodGuard(this.config.limits.messagesPerMinute);
     // Each connection's lines say which it is ("room", "direct"): an outage of one is not one of the other.
     this.connection = new XmppConnection({ account: this.config.xmpp, maxStanzaBytes: this.config.limits.maxStanzaBytes }, this.log.child({ line: "room" }));
     this.heard = this.store ?? new MemoryHeardLog();
@@ -463,8 +466,9 @@ export class Coordinator {
 
   /** Size and rate limits, applied before anything is parsed further. */
   private async admit(context: InboundContext, stanza: Element): Promise<boolean> {
-    // What a room gives back at our join is bounded by its history, and was said over time.
-    const rate = context.heard?.caughtUp ? "ok" : this.flood.admit(context.from.rateKey, this.now());
+    // What a room gives back at our join was said over time: its rate is judged at the room's stamps.
+    const heard = context.heard;
+    const rate = heard?.caughtUp ? this.caughtUpFlood.admit(context.from.rateKey, heard.at) : this.flood.admit(context.from.rateKey, this.now());
     if (rate !== "ok") {
       this.refused("throttled");
       this.log.warn({ sender: context.from.label, first: rate === "throttled-first" }, "sender throttled");

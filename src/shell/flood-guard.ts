@@ -22,8 +22,10 @@ export class FloodGuard {
       bucket = { tokens: this.perMinute, updatedAt: now, noticed: false };
       this.buckets.set(sender, bucket);
     }
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + ((now - bucket.updatedAt) * this.perMinute) / 60_000);
-    bucket.updatedAt = now;
+    // Time that runs backwards (instants the room stamped, taken in after live ones) refills nothing.
+    const elapsed = Math.max(0, now - bucket.updatedAt);
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (elapsed * this.perMinute) / 60_000);
+    bucket.updatedAt = Math.max(now, bucket.updatedAt);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       if (bucket.tokens >= this.perMinute / 2) bucket.noticed = false;

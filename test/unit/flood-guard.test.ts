@@ -27,4 +27,14 @@ describe("FloodGuard", () => {
     guard.admit("d", 0); // evicts "a"
     expect(guard.admit("a", 0)).toBe("ok");
   });
+
+  it("time that runs backwards refills nothing, and does not take tokens away", () => {
+    const guard = new FloodGuard(2);
+    expect(guard.admit("a", 60_000)).toBe("ok");
+    // An earlier instant (a message the room stamped before): no refill, and one token left.
+    expect(guard.admit("a", 1_000)).toBe("ok");
+    expect(guard.admit("a", 2_000)).toBe("throttled-first");
+    // Refills count from the latest instant seen.
+    expect(guard.admit("a", 90_000)).toBe("ok");
+  });
 });
