@@ -82,6 +82,27 @@ describe("what the room says while the coordinator is away is taken in once it i
     expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
   });
 
+  it("kill -9 in a fix round: the fix said while it was down is taken, and the round is not asked again", async () => {
+    const broken = MODELER_TURTLE.replace('mfr:entityType "Vehicle" ; ', "");
+    const { room, human, agents, restart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
+      // Round 1 breaks a rule; the fix (round 2) is sent by hand while the coordinator is down.
+      modeler: { contribution: (round) => (round === 1 ? broken : undefined), solution: () => GOOD_SOLUTION },
+      planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE : undefined), solution: () => GOOD_SOLUTION },
+    });
+    const sessionId = await start(human, room);
+    await human.waitForMessage((m) => negotiation("ModelContributionRequest")(m) && json(m).round === 2, 10_000);
+    await coordinator().kill();
+    await agents.modeler?.contribute(sessionId, MODELER_TURTLE);
+    await sleep(300);
+    const back = await restart();
+    await back.waitForLog(caughtUp(1));
+    const request = await human.waitForMessage(negotiation("SolutionRequest"), 10_000);
+    expect(String(json(request).model)).toContain('"Vehicle"');
+    expect(json(await human.waitForMessage(negotiation("SessionComplete"), 10_000))).toMatchObject({ sessionId, status: "solved" });
+    expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(2);
+    expect(agents.modeler?.peer.messages.filter(toldPrivately(room, "Contribution replaced"))).toHaveLength(1);
+  });
+
   it("a second restart takes in nothing again: every message is counted once", async () => {
     // Nobody proposes: all the room says after the kill is the planner's contribution.
     const { room, human, agents, restart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 3000 ;", {
