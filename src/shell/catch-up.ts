@@ -27,6 +27,9 @@ export const HISTORY_MARGIN_MS = 30_000;
 /** History older than this is not asked for: what was said a day ago is not taken in as new. */
 export const MAX_CATCH_UP_MS = 24 * 60 * 60 * 1000;
 
+/** Live messages kept per room while its history is taken in (a flood meanwhile is dropped, and said). */
+const MAX_WAITING_LIVE = 10_000;
+
 /** What became of one message given back: taken in, already taken in before, or not input. */
 export type Taken = "taken" | "duplicate" | "ignored";
 
@@ -91,14 +94,16 @@ export class RoomCatchUp {
     const room = splitJid(String(stanza.attrs.from ?? "")).bare.toLowerCase();
     const waiting = this.processing.get(room);
     if (!waiting) return false;
-    waiting.push(stanza);
+    if (waiting.length < MAX_WAITING_LIVE) waiting.push(stanza);
+    else this.options.log.warn({ room, from: stanza.attrs.from }, "too many live messages waiting for the room's history to be taken in; this one is dropped");
     return true;
   }
 
   /** Takes in what a room gave back at a join. Never throws. */
   async took(room: string, history: RoomHistory): Promise<void> {
     const { log } = this.options;
-    for (const id of history.ownOriginIds) this.carried.add(id);
+    // Only the first catch-up after a start has a restored tail to check against.
+    if (!this.firstDone) for (const id of history.ownOriginIds) this.carried.add(id);
     this.processing.set(room, []);
     try {
       const counts = await this.takeAll(room, history);
