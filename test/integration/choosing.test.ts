@@ -94,6 +94,42 @@ describe("choosing agents over a real room", () => {
     expect(data.requests[0]?.requestedAgents).toEqual(["Prolog", "Mistral"]);
   });
 
+  it("kill -9 in the debate: the Chair's consensus said while the coordinator was down decides who is asked", async () => {
+    const room = uniqueRoom(server());
+    const options = { server: server(), room, mfrConfig: "mfr:contributionTimeout 5000 ; mfr:reasoningTimeout 5000 ; mfr:debateTimeout 8000 ;", agentProfiles: PROFILES };
+    let coordinator = await CoordinatorProcess.start(options);
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+    const human = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+    afterThis(() => human.stop());
+    await human.joinRoom(room, "alice");
+    await agent(room, "Prolog", { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION });
+    await agent(room, "Mistral", { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
+    await agent(room, "Data", {});
+    const chair = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "chair")));
+    afterThis(() => chair.stop());
+    await chair.joinRoom(room, "Chair");
+    await new Promise((r) => setTimeout(r, 300));
+
+    await human.sendGroupchat(room, { body: "debate Plan the delivery of crates under the truck's capacity constraints" });
+    await chair.waitForMessage((m) => (m.body ?? "").startsWith("Session: "));
+    await chair.sendGroupchat(room, { body: "Debate started. Please state your positions." });
+    await new Promise((r) => setTimeout(r, 300));
+    await coordinator.kill();
+    // While nobody coordinates, the Chair concludes.
+    await chair.sendGroupchat(room, { body: "Consensus reached: Use prolog and mistral for this problem." });
+    await new Promise((r) => setTimeout(r, 300));
+    coordinator = await coordinator.restart(options);
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+
+    // Decided by the consensus, not by the debate's deadline falling back to a selection.
+    await human.waitForMessage(fromCoordinator(room, /from the consensus, "prolog" is Prolog; "mistral" is Mistral/), 10_000);
+    const req = await human.waitForMessage(request, 10_000);
+    expect(json(req).requestedAgents).toEqual(["Prolog", "Mistral"]);
+    expect(json(await human.waitForMessage(completeMsg, 15_000)).status).toBe("solved");
+  });
+
   it("without a Chair: selection from the catalog, explained one line per agent", async () => {
     const { room, human } = await setUp();
     await agent(room, "Prolog", { contribution: () => MODELER_TURTLE + PLANNER_TURTLE, solution: () => GOOD_SOLUTION });
