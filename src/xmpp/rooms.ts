@@ -183,7 +183,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       if (room.joined) this.historyPartDone(room, "subject");
       return true;
     }
-    if (resource === undefined || resource === "" || this.isOwnEcho("groupchat", String(stanza.attrs.from))) return true;
+    // Ours, under the nick we have now or the one we asked for (a restart may have had to take another).
+    if (resource === undefined || resource === "" || resource === room.nick || resource === room.wantedNick) return true;
     if (history.messages.length < MAX_HISTORY_MESSAGES) history.messages.push(stanza);
     else history.dropped++;
     if (room.joined) this.awaitSubject(room, history);
@@ -203,7 +204,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     if (!message) return true;
     const { resource } = splitJid(String(message.attrs.from ?? ""));
     if (resource === undefined || resource === "") return true;
-    if (resource === room.nick) {
+    if (resource === room.nick || resource === room.wantedNick) {
       const id = originIdOf(message);
       if (id !== undefined) history.ownOriginIds.add(id);
       return true;
