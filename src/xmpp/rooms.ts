@@ -183,8 +183,13 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       if (room.joined) this.historyPartDone(room, "subject");
       return true;
     }
+    if (resource === undefined || resource === "") return true;
     // Ours, under the nick we have now or the one we asked for (a restart may have had to take another).
-    if (resource === undefined || resource === "" || resource === room.nick || resource === room.wantedNick) return true;
+    if (resource === room.nick || resource === room.wantedNick) {
+      const id = originIdOf(stanza);
+      if (id !== undefined) history.ownOriginIds.add(id);
+      return true;
+    }
     if (history.messages.length < MAX_HISTORY_MESSAGES) history.messages.push(stanza);
     else history.dropped++;
     if (room.joined) this.awaitSubject(room, history);
