@@ -12,7 +12,13 @@
 local LINGUE = "http://purl.org/stuff/lingue/";
 
 module:hook("muc-message-is-historic", function (event)
-	if event.stanza:get_child("payload", LINGUE) then
+	local stanza = event.stanza;
+	-- A sender that asks for it not to be kept (XEP-0334) is left to Prosody's own rule, which
+	-- honours that: the coordinator asks it for the parts of a large model.
+	if stanza:get_child("no-store", "urn:xmpp:hints") or stanza:get_child("no-permanent-store", "urn:xmpp:hints") then
+		return;
+	end
+	if stanza:get_child("payload", LINGUE) then
 		return true;
 	end
 end, 10); -- before Prosody's own rule (-1), which would say no for a message without a body
