@@ -316,7 +316,7 @@ export class Coordinator {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     clearTimeout(this.firstCatchUpTimer);
     // Heard until now: the next start asks the rooms for what they say from here on.
-    if (this.store?.isReadonly !== true) for (const room of this.rooms.roomJids()) if (this.rooms.isJoined(room) && !this.rooms.isTakingHistory(room)) this.catchUp.markPresent(room);
+    this.catchUp.stop(this.store?.isReadonly === true ? [] : this.rooms.roomJids().filter((room) => this.rooms.isJoined(room) && !this.rooms.isTakingHistory(room)));
     try {
       // A check under way could otherwise join a room while the others are being left.
       await this.keepAlive.stop();

@@ -63,6 +63,8 @@ export class RoomCatchUp {
   /** Own origin-ids the rooms gave back, until the first catch-up is complete. */
   private readonly carried = new Set<string>();
   private firstDone = false;
+  /** Set at shutdown: nothing is taken in or written after it (the store is about to close). */
+  private stopped = false;
   /** What each room's history request was based on, for the gap check. */
   private readonly basis = new Map<string, { lastHeard: number | undefined; presentUntil: number | undefined }>();
 
@@ -102,6 +104,7 @@ export class RoomCatchUp {
   /** Takes in what a room gave back at a join. Never throws. */
   async took(room: string, history: RoomHistory): Promise<void> {
     const { log } = this.options;
+    if (this.stopped) return;
     // Only the first catch-up after a start has a restored tail to check against.
     if (!this.firstDone) for (const id of history.ownOriginIds) this.carried.add(id);
     this.processing.set(room, []);
@@ -132,6 +135,7 @@ export class RoomCatchUp {
     let duplicate = 0;
     let oldest: number | undefined;
     for (const stanza of history.messages) {
+      if (this.stopped) break;
       // A stamp after our own clock (the server's runs ahead) counts as now.
       const stamped = roomStampOf(stanza, room);
       const stamp = stamped === undefined ? undefined : Math.min(stamped, now());
@@ -165,11 +169,18 @@ export class RoomCatchUp {
 
   /** Until when we heard a room: its catch-up is done, and at shutdown. */
   markPresent(room: string): void {
+    if (this.stopped) return;
     try {
       this.options.heard.markPresent(room, this.options.now());
     } catch (err) {
       this.options.log.warn({ err, room }, "could not note when the room was last heard");
     }
+  }
+
+  /** Shutdown: the rooms are noted as heard until now, and nothing is taken in after. */
+  stop(rooms: readonly string[]): void {
+    for (const room of rooms) this.markPresent(room);
+    this.stopped = true;
   }
 
   /**

@@ -154,7 +154,8 @@ describe("the coordinator in a real room", () => {
     expect(left.getChild("status")).toBeUndefined();
     // Leaving on purpose is not news, and the stream closed in order (</stream:stream> answered).
     const fromShutdown = coordinator.logs.slice(coordinator.logs.findIndex((l) => l.msg === "shutting down"));
-    expect(fromShutdown.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+    const complaints = fromShutdown.filter((l) => l.level >= 40);
+    expect(complaints.map((l) => l.msg), JSON.stringify(complaints)).toEqual([]);
     expect(fromShutdown.map((l) => l.msg)).toEqual(expect.arrayContaining(["left the room", "closed the XMPP stream"]));
   });
 });
