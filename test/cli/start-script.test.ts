@@ -87,8 +87,37 @@ describe("npm start runs the built files and never compiles", () => {
   it("has no prestart hook that could compile", () => {
     const scripts = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
     expect(scripts.prestart).toBeUndefined();
-    expect(scripts.start).toBe("node scripts/start.mjs start");
+    // exec: the shell npm runs the script in becomes the coordinator, so the signals npm passes on reach it.
+    expect(scripts.start).toBe("exec node scripts/start.mjs start");
   });
+
+  it("passes SIGTERM on to the coordinator and exits with its code, leaving nothing behind", async () => {
+    mkdirSync(join(pkg, "dist", "src"), { recursive: true });
+    // A stand-in coordinator: says its pid, and on SIGTERM exits 3 (a code npm must hand back).
+    writeFileSync(join(pkg, "dist", "src", "cli.js"), 'process.on("SIGTERM", () => process.exit(3));\nprocess.stdout.write(`pid ${process.pid}\\n`);\nsetInterval(() => undefined, 1000);\n');
+    writeFileSync(join(pkg, "dist", "build-info.json"), JSON.stringify({ version: VERSION }));
+    const npm = spawn("npm", ["start", "--silent"], { cwd: pkg, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"] });
+    const pid = await new Promise<number>((resolve) => {
+      let out = "";
+      npm.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /pid (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => npm.on("exit", (code) => resolve(code)));
+    npm.kill("SIGTERM");
+    expect(await exited).toBe(3);
+    const alive = (() => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    expect(alive).toBe(false);
+  }, 30_000);
 });
 
 describe("the prepare hook (runs on npm ci) without development dependencies", () => {
