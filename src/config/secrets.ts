@@ -5,6 +5,9 @@ import { ConfigError } from "./errors.js";
 const SecretsSchema = z.object({ xmpp: z.record(z.string(), z.string()) });
 
 /** Reads `{"xmpp": {"<passwordKey>": "…"}}` and returns the password for `key`. */
+/** The password config/agents/secrets.example.json ships with: never a real one. */
+export const EXAMPLE_PLACEHOLDER = "change-me";
+
 export function readPassword(path: string, key: string): string {
   let text: string;
   try {
@@ -26,6 +29,10 @@ export function readPassword(path: string, key: string): string {
   const password = parsed.data.xmpp[key];
   if (password === undefined || password === "") {
     throw new ConfigError(path, `xmpp.${key}`, "is missing: expected the password named by the profile's xmpp:passwordKey");
+  }
+  // A copy of the example file, not yet filled in: say so now rather than fail at the server's login.
+  if (password === EXAMPLE_PLACEHOLDER) {
+    throw new ConfigError(path, `xmpp.${key}`, `is still the example's placeholder "${EXAMPLE_PLACEHOLDER}": put the account's real password there`);
   }
   return password;
 }

@@ -49,6 +49,14 @@ describe("configuration errors: one line naming the source and field, exit 2", (
     expect((JSON.parse(run.stdout) as { phaseRooms: unknown }).phaseRooms).toEqual({ construct: "construct@conference.localhost", validate: null, reason: "reason@conference.localhost" });
   });
 
+  it("the example secrets file copied but not filled in is refused, at check-config and at start", async () => {
+    const copied = join(dir, "copied-secrets.json");
+    writeFileSync(copied, readFileSync(join(REPO_ROOT, "config/agents/secrets.example.json"), "utf8"));
+    for (const command of ["check-config", "start"]) {
+      expectOneLine(await runCli([command, "--secrets", copied]), copied, "xmpp.coordinator", 'is still the example\'s placeholder "change-me"');
+    }
+  });
+
   it("a typo in a property name suggests the right one", async () => {
     const profile = profileWith("typo.ttl", (t) => t.replace("agent:roomJid", "agent:roomJd"));
     expectOneLine(await runCli(["start", "--profile", profile, "--secrets", secrets]), profile, "agent:roomJd", "did you mean agent:roomJid?");
