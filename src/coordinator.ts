@@ -647,7 +647,8 @@ export class Coordinator {
     }
     switch (command.name) {
       case "help":
-        await this.reply(context.replyTo, `${helpText(this.config.nick, this.available)}\n${this.identityLine()}`);
+        // Who is who is for `agents` and the docs: help speaks to people about what they can do.
+        await this.reply(context.replyTo, helpText(this.config.nick, this.available));
         return;
       case "list":
         await this.reply(context.replyTo, this.asStatus(context, this.sessions.listText()));
