@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LINGUE_FEATURES, Mode } from "../../src/protocol/vocab.js";
 import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
+import { syntheticContribution } from "../../src/model/synthetic.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, startTestProsody, useTestProsody } from "../support/prosody.js";
@@ -158,6 +159,35 @@ describe("the coordinator in a real room", () => {
     expect(complaints.map((l) => l.msg), JSON.stringify(complaints)).toEqual([]);
     expect(fromShutdown.map((l) => l.msg)).toEqual(expect.arrayContaining(["left the room", "closed the XMPP stream"]));
   });
+});
+
+describe("stopping while work is in flight", () => {
+  it("SIGTERM while sessions start, contributions in parts arrive and models are validated: never an uncaught exception, six times", async () => {
+    for (let round = 0; round < 6; round++) {
+      const room = uniqueRoom(server());
+      const coordinator = await coordinatorIn(room, { mfrConfig: "mfr:contributionTimeout 3000 ; mfr:quietPeriod 500 ;" });
+      const alice = await peerIn(room, "alice");
+      const agent = await peerIn(room, `agent${round}`);
+      await alice.sendGroupchat(room, { body: "mfr-start Deliver goods from the depot" });
+      const request = await alice.waitForMessage((m) => m.payload?.mode === Mode.ModelNegotiation && String(m.payload.messageType).endsWith("ModelContributionRequest"));
+      const sessionId = String((request.payload?.json as { sessionId: string }).sessionId);
+      // Parts and whole contributions keep coming while the coordinator is told to stop,
+      // each round a little later in the work (checks, validation, the solution request).
+      const turtle = syntheticContribution(`agent${round}`, 400);
+      const sending = (async () => {
+        for (let k = 1; k <= 6; k++) {
+          await agent.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId, modelPart: `${k}/8` } }).catch(() => undefined);
+          await agent.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } }).catch(() => undefined);
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 40 * round));
+      const { code } = await coordinator.terminate();
+      await sending;
+      expect(code).toBe(0);
+      const complaints = coordinator.logs.filter((l) => l.msg === "uncaught exception" || l.msg === "error while shutting down");
+      expect(complaints, JSON.stringify(complaints)).toEqual([]);
+    }
+  }, 90_000);
 });
 
 describe("a server() restart", () => {
