@@ -127,7 +127,8 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     // --data-dir wins, as every flag does (and as `resolveDataDir` has it for export and verify).
     dataDir: resolve(cwd, flags.dataDir ?? str(values.dataDir) ?? DEFAULTS.dataDir),
     // Peer profiles sit beside the coordinator's own by default (config/agents/*.ttl).
-    agentsDir: str(values.agentsDir) ? resolve(dirname(profilePath), str(values.agentsDir) as string) : dirname(profilePath),
+    // Peer profiles only from where the profile says: a file that happens to sit beside it is not one.
+    agentsDir: str(values.agentsDir) ? resolve(dirname(profilePath), str(values.agentsDir) as string) : null,
     retention: {
       maxAgeDays: values.retentionMaxAgeDays ?? DEFAULTS.retentionMaxAgeDays,
       maxCount: values.retentionMaxCount ?? DEFAULTS.retentionMaxCount,

@@ -96,7 +96,8 @@ export const ConfigSchema = z
     protocolAllowList: z.array(z.string().min(1)),
     dataDir: z.string().min(1),
     /** Where the profiles of peer agents (the catalog) are read from. */
-    agentsDir: z.string().min(1),
+    /** Where peer agents' profiles are read (mfr:agentsDir); null: none, agents are known from the room. */
+    agentsDir: z.string().min(1).nullable(),
     /** Archived sessions older than this, or beyond the newest `maxCount`, are pruned. */
     retention: z.object({
       maxAgeDays: z.number().int().positive("a positive number of days"),

@@ -18,7 +18,8 @@ import { sameAgent } from "../session/identity.js";
 import type { ChooseAgents, Input, Participant, Session } from "../session/types.js";
 
 export interface ChooserOptions {
-  agentsDir: string;
+  /** Where peer profiles are read (mfr:agentsDir); null: none. */
+  agentsDir: string | null;
   /** The coordinator's own profile file, which is not a peer. */
   ownProfile: string;
   ownNick: string;
@@ -49,7 +50,7 @@ export class AgentChooser {
   readonly catalog: AgentCatalog;
 
   constructor(private readonly options: ChooserOptions) {
-    const loaded = loadAgentProfiles(options.agentsDir, { excludeFiles: [basename(options.ownProfile)] });
+    const loaded = options.agentsDir === null ? { profiles: [], problems: [] } : loadAgentProfiles(options.agentsDir, { excludeFiles: [basename(options.ownProfile)] });
     for (const problem of loaded.problems) options.log.warn({ problem }, "agent profile skipped");
     let evidence: EvidenceRow[] = [];
     try {

@@ -57,6 +57,19 @@ describe("configuration errors: one line naming the source and field, exit 2", (
     }
   });
 
+  it("peer profiles are read from mfr:agentsDir only, never from the profile's own folder", async () => {
+    // A copy of one's own profile beside it is not a peer agent.
+    writeFileSync(join(dir, "copy-of-coordinator.ttl"), GOOD_PROFILE);
+    const plain = profileWith("no-agents-dir.ttl", (t) => t);
+    const without = await runCli(["check-config", "--profile", plain, "--secrets", secrets]);
+    expect(without.code, without.stderr).toBe(0);
+    expect((JSON.parse(without.stdout) as { agentsDir: unknown }).agentsDir).toBeNull();
+    const withDir = profileWith("agents-dir.ttl", (t) => t.replace('mfr:shapesPath "shapes/mfr-shapes.ttl" ;', 'mfr:shapesPath "shapes/mfr-shapes.ttl" ; mfr:agentsDir "peers" ;'));
+    const run = await runCli(["check-config", "--profile", withDir, "--secrets", secrets]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { agentsDir: unknown }).agentsDir).toBe(join(dir, "peers"));
+  });
+
   it("a typo in a property name suggests the right one", async () => {
     const profile = profileWith("typo.ttl", (t) => t.replace("agent:roomJid", "agent:roomJd"));
     expectOneLine(await runCli(["start", "--profile", profile, "--secrets", secrets]), profile, "agent:roomJd", "did you mean agent:roomJid?");

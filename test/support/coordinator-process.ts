@@ -144,7 +144,8 @@ export class CoordinatorProcess {
       resource: "Coordinator",
       room: options.room,
       statements: [options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : "", options.phaseRooms ? mfrRooms(options.phaseRooms) : ""],
-      mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; ${options.mfrConfig ?? ""}`,
+      // Peer profiles are read only from mfr:agentsDir: here, the directory they were written to.
+      mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; ${options.agentProfiles ? `mfr:agentsDir "${dir}" ; ` : ""}${options.mfrConfig ?? ""}`,
       ...(options.xmppAccount ? { xmppAccount: options.xmppAccount } : {}),
     });
     const child = spawn(process.execPath, [CLI, "start", "--profile", profile, "--secrets", secrets], {
