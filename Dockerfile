@@ -6,7 +6,7 @@
 #   docker compose up            # with Prosody beside it: see compose.yaml
 #
 # Configuration: the profile in /app/config/agents (mount your own over it), the password in
-# XMPP_PASSWORD, the database in the /data volume. See README, "Running it for months".
+# XMPP_PASSWORD, the database in the /data volume. See docs/operating.md.
 
 ARG NODE_VERSION=20
 

@@ -4,13 +4,13 @@
 -- the compose network can reach port 5222 (compose.yaml publishes no port). For a server
 -- that others connect to, enable TLS (certificates) and set c2s_require_encryption = true.
 --
--- Settings that matter to the coordinator (README, "Running it against your XMPP server"):
+-- Settings that matter to the coordinator (docs/operating.md, "Server configuration"):
 --   c2s_stanza_size_limit  above the coordinator's mfr:maxStanzaBytes (200 KiB by default)
 --   limits                 not loaded: its 10 KB/s default makes a 200 KB model take 20 s
 --   smacks                 irrelevant: the coordinator never enables XEP-0198
 --   gc, min_wait           a busy room's throughput (see local.cfg.lua for the figures)
 --   muc_mam, muc_keep_protocol  what a room says while the coordinator restarts is given
---                          back to it (README, "Durability")
+--                          back to it (docs/operating.md, "Across an absence")
 
 admins = { }
 interfaces = { "*" }
@@ -50,6 +50,6 @@ Component "conference.localhost" "muc"
   muc_room_locking = false
   muc_room_default_persistent = true
   muc_room_default_history_length = 0
-  -- What a room says while the coordinator restarts is given back from the archive (README, "Durability").
+  -- What a room says while the coordinator restarts is given back from the archive (docs/operating.md, "Across an absence").
   modules_enabled = { "muc_mam"; "muc_keep_protocol" }
   muc_log_by_default = false

@@ -1,6 +1,6 @@
 -- Prosody 0.12 config for a throw-away server on loopback: used by `npm run demo` and by
--- the integration tests (src/localserver/ starts it; see /work/shared/PROSODY.md for why
--- each setting is here — every one was measured).
+-- the integration tests (src/localserver/ starts it). Why each setting is here is said beside
+-- it (every one was measured); docs/operating.md, "Prosody", sums them up.
 --
 -- Environment (Prosody exposes environment variable X as ENV_X):
 --   PROSODY_TEST_DIR        absolute directory for pid file, log and data (required)
@@ -92,14 +92,14 @@ Component "conference.localhost" "muc"
   muc_room_locking = false
   -- Rooms nobody configures keep no history and vanish with their last occupant; the
   -- coordinator configures a room it creates as persistent, with a history of 200 messages
-  -- and archived (README, "Durability"), so what is said while it restarts is given back.
+  -- and archived (docs/operating.md, "Durability"), so what is said while it restarts is given back.
   muc_room_default_persistent = false
   muc_room_default_history_length = 0
   muc_occupant_id = ENV_PROSODY_OCCUPANT_ID ~= "0"
   -- XEP-0313 for rooms: the history given back at a join then comes from the archive (on disk,
   -- so it outlives a server restart) and carries the room's stanza-ids (XEP-0359).
   -- Peer agents send protocol messages without a <body>, which Prosody would not keep as
-  -- history; modules/mod_muc_keep_protocol.lua keeps them (README, "Durability").
+  -- history; modules/mod_muc_keep_protocol.lua keeps them (docs/operating.md, "Prosody").
   if ENV_PROSODY_MUC_MAM ~= "0" then
     modules_enabled = { "muc_mam"; "muc_keep_protocol" }
   else

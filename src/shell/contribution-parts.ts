@@ -8,8 +8,8 @@
  * series that is not its own. It is pure (no clock, no I/O): the session host feeds it parts
  * in arrival order, each already checked on its own, and feeds the union of a complete
  * series to the session core as ONE contribution. Parts are not inputs of the core, so
- * nothing here is journaled: a restart loses incomplete series (README, "Contributions in
- * parts").
+ * nothing here is journaled: a restart loses incomplete series (docs/protocol.md,
+ * "Contributions in parts").
  *
  * Rules:
  * - part 1/n opens a series (dropping an incomplete one of the same sender and session);
@@ -40,7 +40,7 @@ export interface PartsLimits {
 /**
  * Bytes of Turtle allowed per triple of `mfr:maxTriplesPerContribution` when bounding one
  * contribution's parts. Realistic contributions take 37 bytes per triple abbreviated with
- * `;` and about 130 as N-Triples (measured, see README "Contributions in parts"); 256 leaves
+ * `;` and about 130 as N-Triples (measured, see docs/agents.md, "Contributions in parts"); 256 leaves
  * room for long literals and IRIs.
  */
 export const BYTES_PER_TRIPLE = 256;

@@ -777,7 +777,7 @@ export class SessionHost {
         const digest = record && journal ? stanzaDigest(stanza) : undefined;
         if (record) stampOriginId(stanza, originIdOf(outgoing.sessionId, record));
         // A model's parts (tens of 200 KiB stanzas) are not for the room to keep: its history and
-        // archive are for what agents say (XEP-0334; see "Durability" in the README).
+        // archive are for what agents say (XEP-0334; see "Durability" in docs/operating.md).
         if (outgoing.bulk) hintNoStore(stanza);
         await outlet.send(stanza, outgoing.sized ? { sized: true } : undefined);
         if (record && journal && digest !== undefined) {

@@ -7,7 +7,7 @@
  * missing when the model closes mean the contribution is not used, and the agent is told.
  *
  * The end-to-end case sends ~50k triples; MFR_PARTS_TRIPLES=100000 makes it larger, and it
- * prints the time to the validation result and the coordinator's peak RSS (README,
+ * prints the time to the validation result and the coordinator's peak RSS (docs/agents.md,
  * "Contributions in parts"); MFR_PARTS_TRACE=1 also prints when each step was logged.
  */
 import { readFileSync } from "node:fs";

@@ -59,7 +59,7 @@ async function person(room: string): Promise<TestPeer> {
   return human;
 }
 
-/** Where the screenshot goes: MFR_SCREENSHOT_DIR (e.g. `docs`, to refresh the README's), or the temp directory. */
+/** Where the screenshot goes: MFR_SCREENSHOT_DIR (e.g. `docs`, to refresh the picture in the README and docs/web-view.md), or the temp directory. */
 function screenshotPath(): string {
   const dir = process.env.MFR_SCREENSHOT_DIR ? resolve(REPO_ROOT, process.env.MFR_SCREENSHOT_DIR) : join(tmpdir(), "mfr-web-view");
   mkdirSync(dir, { recursive: true });
