@@ -188,11 +188,8 @@ describe("the documentation", () => {
     expect(linksOf(readFileSync(join(ROOT, "README.md"), "utf8")).filter((l) => l.target.startsWith("docs/")).length).toBeGreaterThan(5);
   });
 
-  it("mentions nothing outside the repository by path", () => {
-    for (const f of files) {
-      const text = readFileSync(join(ROOT, f), "utf8");
-      expect(text, f).not.toMatch(/\.\.\/shared|\/work\/|PROTOCOL\.md/);
-    }
+  it("names no path of the machine it was written on", () => {
+    for (const f of files) expect(readFileSync(join(ROOT, f), "utf8"), f).not.toMatch(/(^|[\s(`])\/(work|home|tmp)\//m);
   });
 
   it("names only npm scripts, CLI subcommands and programs that exist", () => {
@@ -218,7 +215,7 @@ describe("the documentation", () => {
 
 describe("the documentation checks themselves", () => {
   it("find a link to a missing file, a missing anchor, and a link out of the repository", () => {
-    const text = ["[ok](docs/protocol.md#limits)", "[gone](docs/nowhere.md)", "[anchor](docs/protocol.md#no-such-heading)", "[out](../shared/PROTOCOL.md)", "`[in code](nowhere.md)`", "```", "[fenced](nowhere.md)", "```"].join("\n");
+    const text = ["[ok](docs/protocol.md#limits)", "[gone](docs/nowhere.md)", "[anchor](docs/protocol.md#no-such-heading)", "[out](../elsewhere/notes.md)", "`[in code](nowhere.md)`", "```", "[fenced](nowhere.md)", "```"].join("\n");
     const problems = brokenLinks("README.md", text);
     expect(problems).toHaveLength(3);
     expect(problems.join("\n")).toMatch(/nowhere\.md: no such file/);
