@@ -722,7 +722,7 @@ export class Coordinator {
     return requesterOf(context.from, bareJid(this.config.room), this.config.commandAllowList);
   }
 
-  /** Status said in the room names agents: marked, so existing agents and Chairs skip it (PROTOCOL.md, "Addressing"). */
+  /** Status said in the room names agents: marked, so existing agents and Chairs skip it (docs/protocol.md, "Addressing"). */
   private asStatus(context: InboundContext, text: string): string {
     return context.replyTo.kind === "room" ? `${STATUS_MARK}${text}` : text;
   }

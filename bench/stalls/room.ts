@@ -4,7 +4,7 @@
  * main thread, which the bench measures.
  *
  * Five agents contribute a realistic model (bench/pipeline/realistic-model.ts, without its
- * deliberate defects, so the session reaches its SolutionRequest) in parts, as PROTOCOL.md
+ * deliberate defects, so the session reaches its SolutionRequest) in parts, as docs/protocol.md
  * "A contribution too large for one stanza" says: each part a complete Turtle document with
  * the siblings `sessionId` and `modelPart` = "k/n". Each agent proposes a plan when the
  * SolutionRequest arrives; a person in the room starts the session and hears it end.
@@ -65,7 +65,7 @@ function occupant(plan: RoomPlan, nick: string): Occupant {
 /**
  * A contribution as parts: its statements (blocks starting at column 0) packed in order,
  * each part headed by the contribution's prefixes, each within `partBytes` on the wire.
- * Blank-node labels are scoped to the whole contribution (PROTOCOL.md), so a labelled blank
+ * Blank-node labels are scoped to the whole contribution (docs/protocol.md), so a labelled blank
  * node may be used in one part and described in another.
  */
 export function contributionParts(turtle: string, partBytes: number): string[] {

@@ -1,7 +1,7 @@
 /**
  * EXAMPLE AGENT (for the demo and for agent authors; not part of the coordinator).
  *
- * A minimal MFR peer agent that speaks the wire protocol of PROTOCOL.md: it joins the
+ * A minimal MFR peer agent that speaks the wire protocol of docs/protocol.md: it joins the
  * room, answers every ModelContributionRequest with a Turtle contribution and every
  * SolutionRequest with a SolutionProposal. What it says is prepared in advance; a real
  * agent would build its contribution and its plan with a language model or a planner.

@@ -1,6 +1,6 @@
 /**
  * EXAMPLE MATERIAL: the demo's sample problem and what the example agents say about it.
- * Two agents model a small delivery problem formally (PROTOCOL.md, "Formal models and verified
+ * Two agents model a small delivery problem formally (docs/protocol.md, "Formal models and verified
  * solutions"). The planner's first contribution has a Goal that states nothing (a SHACL
  * Violation), which it fixes when asked. Its first plan is plausible but breaks the truck's
  * capacity; the coordinator's check finds that, and in the repair round the planner sends a

@@ -1,5 +1,5 @@
 /**
- * The human commands of the protocol ("Human commands" in PROTOCOL.md), parsed from a
+ * The human commands of the protocol ("Human commands" in docs/protocol.md), parsed from a
  * message body into a typed Command. Parsing only: what a command does lives elsewhere.
  */
 import { nearestWord } from "../spelling.js";

@@ -1,5 +1,5 @@
 /**
- * Reading the plain-text lines of a debate that existing Chair agents run (PROTOCOL.md,
+ * Reading the plain-text lines of a debate that existing Chair agents run (docs/protocol.md,
  * "Debate with a Chair"): the Chair's start and outcome, participants' positions. Parsing at
  * the edge, like commands: the names of a consensus come out as written; which agents they
  * mean is a rule of the core (session/selection-names.ts).

@@ -1,5 +1,5 @@
 /**
- * The PDDL subset of PROTOCOL.md ("Formal models and verified solutions") as typed values:
+ * The PDDL subset of docs/protocol.md ("Formal models and verified solutions") as typed values:
  * conditions (preconditions, constraints, goals), effects, initial-state facts and typed
  * parameter lists. Symbols are lower-cased, because the protocol compares them
  * case-insensitively. Nothing here throws: every outcome is a value.

@@ -1,6 +1,6 @@
 import type { FormalModel } from "./model.js";
 /**
- * Formal models and verified solutions (PROTOCOL.md): the PDDL-subset expression parser, the
+ * Formal models and verified solutions (docs/protocol.md): the PDDL-subset expression parser, the
  * formal model read from the merged RDF model, plan simulation with its verdict, and the
  * export of a formal model and its plans as PDDL. Pure.
  */

@@ -1,11 +1,11 @@
 /**
- * The formal model read from the quads of a validated merged model, following PROTOCOL.md
+ * The formal model read from the quads of a validated merged model, following docs/protocol.md
  * ("Formal models and verified solutions"): objects, actions, initial state, constraints and
  * goals. Literals that do not parse become findings (with the graph that holds them, so the
  * caller can attribute them to an agent); free-text literals are listed as not
  * machine-checkable and never guessed at.
  *
- * Where PROTOCOL.md is silent, this reader decides:
+ * Where docs/protocol.md is silent, this reader decides:
  * - An entity that is a blank node without `mfr:symbol` has no name a plan could use: skipped.
  *   Two entity nodes with one symbol are one object, with the union of their types.
  * - Types come from `mfr:entityType` only (not rdf:type); `object` matches every entity.
@@ -114,7 +114,7 @@ export function readFormalModel(input: ModelQuads): FormalModel {
   const initialState = graph
     .subjectsWith(Mfr.initialState)
     .flatMap((node) => reader.formalValues(node, Mfr.initialState, parseInitialState).flatMap((v) => v.value));
-  // Constraints are found by their predicate, whatever their rdf:type: PROTOCOL.md keys them on it.
+  // Constraints are found by their predicate, whatever their rdf:type: docs/protocol.md keys them on it.
   const constraints = statements(graph.subjectsWith(Mfr.constraintExpression), Mfr.constraintExpression);
   const goals = statements(graph.instances(Mfr.Goal), Mfr.expression);
   // A state variable's expression declares a predicate or fluent: checked for syntax only.

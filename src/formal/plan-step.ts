@@ -1,4 +1,4 @@
-/** One plan step as PROTOCOL.md writes it: `name(arg, …)` or `(name arg …)`. */
+/** One plan step as docs/protocol.md writes it: `name(arg, …)` or `(name arg …)`. */
 import { readForms } from "./sexpr.js";
 
 export interface PlanStep {

@@ -1,8 +1,8 @@
 /**
- * Plan simulation: the verdict of PROTOCOL.md ("Verdicts") for one proposal's plan against
+ * Plan simulation: the verdict of docs/protocol.md ("Verdicts") for one proposal's plan against
  * the formal model. Pure, deterministic and bounded; it never throws.
  *
- * Where PROTOCOL.md is silent, the simulator decides:
+ * Where docs/protocol.md is silent, the simulator decides:
  * - "unverifiable" when the model has no runnable formal action, no formal constraint and no
  *   formal goal; when a step names an action kept out of simulation (free text, ambiguous);
  *   when a step names an unknown action and the model has no runnable action at all; and
@@ -24,7 +24,7 @@ import type { Changes, Evaluation, WorldState } from "./state.js";
 
 export type Verdict = "valid" | "invalid" | "unverifiable";
 
-/** The `verification` PROTOCOL.md adds to a solution. */
+/** The `verification` docs/protocol.md adds to a solution. */
 export interface Verification {
   verdict: Verdict;
   /** One readable sentence. */

@@ -45,7 +45,7 @@ export interface ModelAnalysis {
   countsByAgent: Record<string, ItemCounts>;
   /** Contributions left out of the merge because they could not be read. */
   parseErrors: { agent: string; error: ParseError }[];
-  /** The formal part of the model (PROTOCOL.md, "Formal models"): what plans are checked against. */
+  /** The formal part of the model (docs/protocol.md, "Formal models"): what plans are checked against. */
   formal: FormalModel;
   /** `modelTurtle` split into parts ahead of the SolutionRequest, when the job asked for it (analysis-worker.ts). */
   modelSplits?: PrecomputedSplit[];

@@ -1,6 +1,6 @@
 /**
  * The fields a peer sends beyond those the protocol names ("any other fields kept and
- * shown", PROTOCOL.md). They are stored in the durable log, exported, and sent back in
+ * shown", docs/protocol.md). They are stored in the durable log, exported, and sent back in
  * SessionComplete once per proposal, so only a bounded amount of them is kept: whatever one
  * stanza may carry, a proposal's extras cost at most a few KB wherever they go.
  */

@@ -1,5 +1,5 @@
 /**
- * The `modelPart` sibling of a ModelFirstRDF message ("k/n", PROTOCOL.md): read in one place
+ * The `modelPart` sibling of a ModelFirstRDF message ("k/n", docs/protocol.md): read in one place
  * for the coordinator (agents' contributions in parts) and the reference solver (the
  * coordinator's model in parts).
  */

@@ -79,7 +79,7 @@ export const Mfr = {
   hasGoal: `${MFR}hasGoal`,
   hasStateVariable: `${MFR}hasStateVariable`,
   contributedBy: `${MFR}contributedBy`,
-  // What the formal model is read from (PROTOCOL.md, "Formal models and verified solutions").
+  // What the formal model is read from (docs/protocol.md, "Formal models and verified solutions").
   symbol: `${MFR}symbol`,
   entityType: `${MFR}entityType`,
   actionName: `${MFR}actionName`,

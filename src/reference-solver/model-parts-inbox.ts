@@ -1,5 +1,5 @@
 /**
- * Model parts that arrive before their SolutionRequest (PROTOCOL.md: a model too large for one
+ * Model parts that arrive before their SolutionRequest (docs/protocol.md: a model too large for one
  * stanza comes as ModelFirstRDF messages with `modelPart` = "k/n"). Kept per sender and
  * session, bounded in sessions and bytes; a new part 1/n starts the model over.
  */

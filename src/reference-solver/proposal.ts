@@ -8,7 +8,7 @@ import type { PlanSearchOutcome } from "../solver/index.js";
 import { clip } from "../session/text.js";
 import type { SolutionBody as ProtocolSolution } from "../session/types.js";
 
-/** A proposal's `solution` as PROTOCOL.md has it, with how the search went (an extra field the coordinator keeps and shows). */
+/** A proposal's `solution` as docs/protocol.md has it, with how the search went (an extra field the coordinator keeps and shows). */
 export type SolutionBody = ProtocolSolution & { search?: { horizon?: number; elapsedMs?: number; planner: string } };
 
 export const PLANNER_NAME = "bounded planning with Z3 (z3-solver)";

@@ -45,7 +45,7 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   const summary = sessionSummary(session, s.now);
   session.completion.summary = summary;
   s.emit({ kind: "unschedule", sessionId: session.id });
-  // The last line of a session, for people: the SessionComplete's body (PROTOCOL.md: a body is
+  // The last line of a session, for people: the SessionComplete's body (docs/protocol.md: a body is
   // one line for humans), not a message of its own, which the room would carry to every
   // occupant again. The full summary is in the payload, the detail in the log room.
   s.broadcast({ type: "SessionComplete", sessionId: session.id, status, solutions: rankedProposals(session), summary, reason }, roomSummary(session, s.now));

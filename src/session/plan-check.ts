@@ -1,5 +1,5 @@
 /**
- * The check of one proposal's plan against the model's formal part (PROTOCOL.md, "Formal
+ * The check of one proposal's plan against the model's formal part (docs/protocol.md, "Formal
  * models and verified solutions"), as one pure function both sides share: the model worker
  * runs it on the live path (the formal model lives there), and the core runs it when it
  * replays a log written before plans were checked in the worker.

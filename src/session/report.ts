@@ -31,7 +31,7 @@ function contributors(session: Session): Contribution[] {
 
 /**
  * Marks a status line in the room as the coordinator's: existing agents skip lines that
- * start with it, so a line that names an agent does not wake it (PROTOCOL.md, "Addressing").
+ * start with it, so a line that names an agent does not wake it (docs/protocol.md, "Addressing").
  */
 export const STATUS_MARK = "[MFR] ";
 

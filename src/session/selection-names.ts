@@ -1,5 +1,5 @@
 /**
- * Mapping the loose names of a Chair's consensus onto the agents in the room (PROTOCOL.md,
+ * Mapping the loose names of a Chair's consensus onto the agents in the room (docs/protocol.md,
  * "Debate with a Chair", step 3). Existing Chairs lower-case names and shorten them
  * (`MFR-Semantic` → `semantic`), and add trailing words ("for this problem").
  *

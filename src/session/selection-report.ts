@@ -2,7 +2,7 @@
  * Every sentence the core says about choosing agents: the debate invitation, what the
  * selection decided, the questions a person answers. Pure functions.
  *
- * Two rules of the room shape them (PROTOCOL.md, "Addressing in the room" and "Debate with a
+ * Two rules of the room shape them (docs/protocol.md, "Addressing in the room" and "Debate with a
  * Chair"): existing agents answer any line that names them, and Chairs read every plain line
  * as debate input, but both skip lines that start with the system-status marker `[MFR] `. So
  * every line here starts with it, except the invitation, which Chairs must read. And the
@@ -19,7 +19,7 @@ export const STATUS = "[MFR] ";
 const MAX_LINES = 12;
 
 /**
- * The invitation existing Chairs recognise, exactly as PROTOCOL.md step 1 gives it. It must not
+ * The invitation existing Chairs recognise, exactly as docs/protocol.md step 1 gives it. It must not
  * start with "Debate" (Chairs take that for a person's command). Newlines in the problem are
  * flattened: Chairs read line by line.
  */

@@ -344,7 +344,7 @@ export type Input =
   /** `approve <id>` / `reject <id>`. */
   | { kind: "approval"; sessionId: SessionId; by: Requester; approved: boolean }
   /**
-   * A Turtle contribution with its check. `parts`: it came in `n` parts (PROTOCOL.md), and
+   * A Turtle contribution with its check. `parts`: it came in `n` parts (docs/protocol.md), and
    * `turtle` is their union; with `refusedPart`, it is that one part, which failed its check
    * on arrival (the series it belonged to is dropped).
    */

@@ -1,6 +1,6 @@
 /**
  * What a proposal is worth, by the coordinator's own check rather than the agent's claims
- * (PROTOCOL.md, "Formal models and verified solutions"): each plan is simulated on the
+ * (docs/protocol.md, "Formal models and verified solutions"): each plan is simulated on the
  * validated model as it arrives, the verdict is kept with the proposal, and a model with a
  * formal part is solved only by a valid plan.
  */

@@ -1,5 +1,5 @@
 /**
- * Contributions that come in parts (PROTOCOL.md, "ModelFirstRDF contributions"): each part is
+ * Contributions that come in parts (docs/protocol.md, "ModelFirstRDF contributions"): each part is
  * a ModelFirstRDF message with `modelPart` = "k/n" and a complete Turtle document; the
  * contribution is the union of parts 1..n from one sender, and a new part 1/n starts it over.
  *

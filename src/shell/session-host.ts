@@ -283,7 +283,7 @@ export class SessionHost {
   }
 
   /**
-   * One part of a contribution sent in parts (PROTOCOL.md, "ModelFirstRDF contributions").
+   * One part of a contribution sent in parts (docs/protocol.md, "ModelFirstRDF contributions").
    * Each part is checked alone as it arrives, so a broken one is named at once; the parts of
    * one series are kept at the edge (shell/contribution-parts.ts) until all n are in, and
    * their union goes to the core as one contribution. Parts of one sender and session are

@@ -1,10 +1,10 @@
 /**
- * The reference planner: bounded SMT planning with Z3 over a formal model (PROTOCOL.md,
+ * The reference planner: bounded SMT planning with Z3 over a formal model (docs/protocol.md,
  * "Formal models and verified solutions"). It grounds the model, searches plans by
  * iterative deepening, and returns a plan only after the simulator has judged it valid,
  * so what it answers is never weaker than what the coordinator checks.
  *
- * Where PROTOCOL.md leaves room, the planner decides:
+ * Where docs/protocol.md leaves room, the planner decides:
  * - A plan is searched only for a model with a formal goal and an action a plan can use;
  *   the empty plan is an answer when the goals already hold.
  * - A fluent without initial value has no value until an action assigns one; reading it, or

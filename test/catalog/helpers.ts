@@ -67,7 +67,7 @@ export function exampleRoom(): RoomView {
   ]);
 }
 
-/** The room of PROTOCOL.md's example: existing agents with no profile and no Lingue features. */
+/** The room of docs/protocol.md's example: existing agents with no profile and no Lingue features. */
 export function existingAgentsRoom(): RoomView {
   return room([candidate("MfrSemantic", null), candidate("Prolog", null)]);
 }

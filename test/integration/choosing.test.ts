@@ -221,7 +221,7 @@ describe("choosing agents over a real room", () => {
     const sessionId = String(json(req).sessionId);
     expect(json(req).requestedAgents).toEqual(["Prolog", "MfrSemantic"]);
 
-    // The Chair read one line of the coordinator's before its consensus: the invitation, as PROTOCOL.md gives it.
+    // The Chair read one line of the coordinator's before its consensus: the invitation, as docs/protocol.md gives it.
     expect(chair.heardFrom(`${room}/Coordinator`).map((m) => m.body)).toEqual([
       [
         `Session: ${sessionId}`,

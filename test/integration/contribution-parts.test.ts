@@ -1,5 +1,5 @@
 /**
- * Contributions in parts over a real room (PROTOCOL.md, "ModelFirstRDF contributions"): each
+ * Contributions in parts over a real room (docs/protocol.md, "ModelFirstRDF contributions"): each
  * part a ModelFirstRDF message with `modelPart` = "k/n" and a complete Turtle document; the
  * contribution is the union of parts 1..n from one sender, counted once all have arrived
  * while the model is open, and a new part 1/n starts it over. Parts 2..n may come in any

@@ -1,6 +1,6 @@
 /**
  * The shapes against the fixtures in test/fixtures/models: one valid model, one valid with
- * warnings only, and one negative fixture per rule of the Violation rows in PROTOCOL.md.
+ * warnings only, and one negative fixture per rule of the Violation rows in docs/protocol.md.
  */
 import { describe, expect, it } from "vitest";
 import { analyseModel } from "../../src/model/analysis.js";

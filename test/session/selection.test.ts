@@ -36,7 +36,7 @@ const consensus = (text: string, names: string[]) => ({ kind: "consensus" as con
 const requested = (effects: ReturnType<Driver["feed"]>) => onlyBroadcast(effects, "ModelContributionRequest").requestedAgents;
 
 describe("choosing agents with a Chair's debate", () => {
-  it("posts the invitation of PROTOCOL.md, with the room's agents, and nothing else", () => {
+  it("posts the invitation of docs/protocol.md, with the room's agents, and nothing else", () => {
     const d = debating();
     expect(d.session().phase).toBe("selecting");
     expect(says(d.last).map((e) => e.text)).toEqual([
@@ -134,7 +134,7 @@ describe("choosing agents with a Chair's debate", () => {
   });
 });
 
-describe("mapping a consensus's names onto the room (PROTOCOL.md, Debate with a Chair, step 3)", () => {
+describe("mapping a consensus's names onto the room (docs/protocol.md, Debate with a Chair, step 3)", () => {
   const agents = room([candidate("Prolog", null), candidate("MfrSemantic", null), candidate("MFR-Planner2", null)], ["Data"]);
   const map = (...names: string[]) => mapNames(names, agents);
 

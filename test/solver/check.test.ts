@@ -1,7 +1,7 @@
 /**
  * checkPlan, the planner's own SMT check of a given plan, against the simulator: they share
  * the model and the plan-step reader, nothing of the evaluation, so agreement is evidence
- * that both implement PROTOCOL.md's semantics.
+ * that both implement docs/protocol.md's semantics.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";

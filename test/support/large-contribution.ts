@@ -1,6 +1,6 @@
 /**
  * A large, realistic contribution and its split into parts, as an agent would send it when
- * it does not fit one stanza (PROTOCOL.md, "ModelFirstRDF contributions"): entities with a
+ * it does not fit one stanza (docs/protocol.md, "ModelFirstRDF contributions"): entities with a
  * type, a name and a comment, state variables, and every so often an action with a
  * precondition and an effect (blank nodes). Used by the integration test of contributions in
  * parts and by `bench/contribution-parts.ts`.

@@ -1,11 +1,11 @@
 /**
- * A peer agent for integration tests, speaking only the wire protocol (PROTOCOL.md): it
+ * A peer agent for integration tests, speaking only the wire protocol (docs/protocol.md): it
  * answers every ModelContributionRequest with a contribution and every SolutionRequest
  * with a proposal, as existing peers do, in the room the request came from. What it sends
  * is scripted per test. It may sit in several rooms (the MFR phase rooms).
  *
  * With `answersMentions` it also behaves like the existing open-source agents in the room
- * (PROTOCOL.md, "Addressing in the room"): no profile, no disco#info features, and any plain
+ * (docs/protocol.md, "Addressing in the room"): no profile, no disco#info features, and any plain
  * room line that starts with `<nick>:`/`<nick>,` or merely contains its nick wakes it up and
  * gets an answer, unless the line starts with a system-status marker (`SYS:`, `[MFR]`,
  * `Lingue `). Every such wake-up is kept in `triggers`, so a test can assert the coordinator
@@ -61,7 +61,7 @@ export class ScriptedAgent {
     await this.peer.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId } });
   }
 
-  /** One part of a contribution in parts: `modelPart` = "k/n" beside `sessionId` (PROTOCOL.md). */
+  /** One part of a contribution in parts: `modelPart` = "k/n" beside `sessionId` (docs/protocol.md). */
   async contributePart(sessionId: string, turtle: string, modelPart: string, room = this.room): Promise<void> {
     await this.peer.sendGroupchat(room, { payload: { mode: Mode.ModelFirstRDF, mime: "text/turtle", content: turtle }, siblings: { sessionId, modelPart } });
   }

@@ -1,5 +1,5 @@
 /**
- * A Chair agent for integration tests that behaves as PROTOCOL.md describes the existing
+ * A Chair agent for integration tests that behaves as docs/protocol.md describes the existing
  * ones ("Debate with a Chair"): plain text only, no profile, no disco#info features. It reads
  * every plain room line as debate input, except lines starting with a system-status marker
  * and lines starting with the word "debate" (it takes those for a person's command). A line
