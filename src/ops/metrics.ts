@@ -81,7 +81,7 @@ export class OperationsMetrics implements SessionInstruments {
     });
     this.contributions = new Counter({ name: "mfr_contributions_received_total", help: "Model contributions received (a contribution in parts counts once, when complete or refused).", registers });
     this.proposals = new Counter({ name: "mfr_proposals_received_total", help: "Solution proposals received.", registers });
-    this.refusals = new Counter({ name: "mfr_inputs_refused_total", help: "Input from the network refused, by reason (a fixed set; see the README).", labelNames: ["reason"], registers });
+    this.refusals = new Counter({ name: "mfr_inputs_refused_total", help: "Input from the network refused, by reason (a fixed set; see docs/operating.md, Metrics and health).", labelNames: ["reason"], registers });
     this.reconnects = new Counter({ name: "mfr_xmpp_reconnects_total", help: "Connections to the XMPP server after the first (each follows a lost connection).", registers });
     new Gauge({
       name: "mfr_live_sessions",

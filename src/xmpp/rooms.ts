@@ -611,7 +611,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       const missing = ["persistent", "archived"].filter((what) => !settings.includes(what));
       room.madeNonAnonymous = wanted.some((w) => w.field === "muc#roomconfig_whois");
       this.log.info({ room: room.jid, settings, notOffered: missing }, `created the room and configured it: ${settings.join(", ")}`);
-      if (missing.length > 0) this.log.warn({ room: room.jid, notOffered: missing }, "the server does not offer every setting that keeps what the room says across a restart; see the README, \"Durability\"");
+      if (missing.length > 0) this.log.warn({ room: room.jid, notOffered: missing }, "the server does not offer every setting that keeps what the room says across a restart; see docs/operating.md, \"Across an absence\"");
       if (room.madeNonAnonymous) {
         room.identities = { occupantIds: room.identities?.occupantIds ?? false, realJids: true };
         this.emit("identities", room.jid, room.identities);
