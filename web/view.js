@@ -13,13 +13,49 @@
   const view = { cy: null, refreshes: 0, graphVersion: null, morph: null };
   window.mfrView = view;
 
-  const SHAPES = { entities: "round-rectangle", stateVariables: "ellipse", actions: "hexagon", constraints: "diamond", goals: "star" };
+  const SHAPES = { types: "tag", entities: "round-rectangle", stateVariables: "ellipse", predicates: "ellipse", actions: "hexagon", constraints: "diamond", goals: "star" };
+
+  /**
+   * Columns of the drawing, right to left as dagre ranks them (edges run from a higher column to
+   * a lower one): what acts and what is wanted on the right, the types they rest on at the left.
+   */
+  const COLUMNS = { types: 0, entities: 1, stateVariables: 2, predicates: 2, actions: 3, goals: 4, constraints: 4 };
+
+  /** Labels are drawn at 13 px: the drawing is never zoomed out below this, so they stay legible (≥ 12 px). */
+  const MIN_FIT_ZOOM = 0.93;
+  const PADDING = 24;
+  const MIN_HEIGHT = 220;
+  const MAX_HEIGHT = 1100;
 
   /** Colours come from the server as data; styles are set from script, since the policy forbids inline style attributes. */
   function paintLegend() {
     for (const el of document.querySelectorAll("[data-colour]")) {
-      el.style.borderLeftColor = el.dataset.colour;
+      el.style.setProperty("--swatch", el.dataset.colour);
     }
+  }
+
+  function edgeStyle(e) {
+    return {
+      selector: `edge[kind = "${e.kind}"]`,
+      style: { "line-color": e.colour, "target-arrow-color": e.colour, "line-style": e.line, width: e.width },
+    };
+  }
+
+  /**
+   * Sizes the box to the drawing at a zoom of 1 (or a little less for a wide graph), rather than
+   * fitting the drawing into a fixed box: fitting shrank a tall model's labels to a few pixels.
+   * A drawing wider than the box at that zoom scrolls sideways by dragging.
+   */
+  function sizeToDrawing(cy, box) {
+    const bb = cy.elements().boundingBox();
+    const zoom = Math.min(1, Math.max(MIN_FIT_ZOOM, (box.clientWidth - 2 * PADDING) / Math.max(bb.w, 1)));
+    const height = Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(bb.h * zoom + 2 * PADDING)));
+    box.style.height = `${height}px`;
+    cy.resize();
+    cy.zoom(zoom);
+    const left = Math.max(PADDING, (box.clientWidth - bb.w * zoom) / 2);
+    const top = Math.max(PADDING, (height - bb.h * zoom) / 2);
+    cy.pan({ x: left - bb.x1 * zoom, y: top - bb.y1 * zoom });
   }
 
   function worstSeverity(findings) {
@@ -49,12 +85,15 @@
       view.cy.destroy();
       view.cy = null;
     }
+    const legend = document.getElementById("graph-legend");
     if (graph.nodes.length === 0) {
       box.hidden = true;
+      if (legend) legend.hidden = true;
       box.dataset.state = "empty";
       return;
     }
     box.hidden = false;
+    if (legend) legend.hidden = false;
     if (typeof cytoscapeDagre === "function" && !cytoscape("layout", "dagre")) cytoscape.use(cytoscapeDagre);
     const colours = new Map(graph.agents.map((a) => [a.name, a.colour]));
     const nodes = graph.nodes.map((n) => {
@@ -67,29 +106,50 @@
           agents: n.agents.join(", "),
           colour: colours.get(n.agents[0]) || "#777777",
           shape: SHAPES[n.kind] || "ellipse",
+          column: COLUMNS[n.kind] ?? 2,
+          details: n.details.join("; "),
           findings: n.findings.map((f) => `${f.severity}: ${f.message}`).join("\n"),
         },
-        classes: [severity, n.agents.length > 1 ? "shared" : ""].filter(Boolean).join(" "),
+        classes: [n.kind, severity, n.agents.length > 1 ? "shared" : ""].filter(Boolean).join(" "),
       };
     });
-    const edges = graph.edges.map((e, i) => ({ data: { id: `edge-${i}`, source: e.source, target: e.target, label: e.label } }));
+    const edges = graph.edges.map((e, i) => ({ data: { id: `edge-${i}`, source: e.source, target: e.target, kind: e.kind, label: e.label } }));
+    const column = (id) => view.cy.getElementById(id).data("column");
     view.cy = cytoscape({
       container: box,
       elements: [...nodes, ...edges],
       wheelSensitivity: 0.3,
+      minZoom: 0.2,
+      maxZoom: 3,
       style: [
-        { selector: "node", style: { label: "data(label)", shape: "data(shape)", "background-color": "data(colour)", color: "#1a1a1a", "font-size": 11, "text-valign": "bottom", "text-margin-y": 4, width: 28, height: 28, "border-width": 1, "border-color": "#333333", "text-wrap": "ellipsis", "text-max-width": 140 } },
+        { selector: "node", style: { label: "data(label)", shape: "data(shape)", "background-color": "data(colour)", color: "#1a1a1a", "font-size": 13, "text-valign": "bottom", "text-margin-y": 3, width: 26, height: 26, "border-width": 1, "border-color": "#333333", "text-wrap": "ellipsis", "text-max-width": 150, "text-background-color": "#ffffff", "text-background-opacity": 0.85, "text-background-padding": 1 } },
+        { selector: "node.types", style: { "background-color": "#e6e6e6", "border-color": "#666666", width: 34, height: 22 } },
+        { selector: "node.predicates", style: { "background-color": "#ffffff", "border-color": "#666666", "border-width": 2, "border-style": "dashed" } },
         { selector: "node.shared", style: { "border-width": 3, "border-style": "dashed" } },
         { selector: "node.warning", style: { "border-width": 4, "border-color": "#d08700" } },
         { selector: "node.violation", style: { "border-width": 5, "border-color": "#c00000", "border-style": "double", color: "#c00000", "font-weight": "bold" } },
-        { selector: "edge", style: { width: 1.5, "line-color": "#999999", "target-arrow-color": "#999999", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 9, color: "#555555", "text-rotation": "autorotate" } },
+        { selector: "edge", style: { width: 1.5, "line-color": "#999999", "target-arrow-color": "#999999", "target-arrow-shape": "triangle", "arrow-scale": 0.9, "curve-style": "bezier", opacity: 0.85 } },
+        ...(graph.edgeStyles || []).map(edgeStyle),
+        { selector: 'edge[kind = "link"]', style: { label: "data(label)", "font-size": 11, color: "#4d4d4d", "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.85 } },
+        { selector: "edge:selected", style: { width: 4, opacity: 1 } },
       ],
-      layout: cytoscape("layout", "dagre") ? { name: "dagre", rankDir: "LR", nodeSep: 30, rankSep: 80 } : { name: "breadthfirst" },
+      layout: { name: "preset" },
     });
+    const layout = cytoscape("layout", "dagre")
+      ? { name: "dagre", rankDir: "RL", ranker: "network-simplex", nodeSep: 16, rankSep: 150, edgeSep: 8, nodeDimensionsIncludeLabels: true, minLen: (edge) => Math.max(1, column(edge.data("source")) - column(edge.data("target"))) }
+      : { name: "breadthfirst", directed: true, spacingFactor: 1.2 };
+    view.cy.layout({ ...layout, fit: false }).run();
+    sizeToDrawing(view.cy, box);
+    const note = document.getElementById("graph-selection");
     view.cy.on("tap", "node", (event) => {
       const node = event.target;
-      const note = document.getElementById("graph-selection");
-      if (note) note.textContent = `${node.data("label")} (${node.data("kind")}, by ${node.data("agents")})${node.data("findings") ? ` \u2014 ${node.data("findings")}` : ""}`;
+      const details = node.data("details") ? ` \u2014 ${node.data("details")}` : "";
+      const findings = node.data("findings") ? ` \u2014 ${node.data("findings")}` : "";
+      if (note) note.textContent = `${node.data("label")} (${node.data("kind")}, by ${node.data("agents")})${details}${findings}`;
+    });
+    view.cy.on("tap", "edge", (event) => {
+      const edge = event.target;
+      if (note) note.textContent = `${edge.source().data("label")} ${edge.data("label")} ${edge.target().data("label")}`;
     });
     box.dataset.state = "drawn";
   }

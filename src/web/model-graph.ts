@@ -17,6 +17,7 @@ import { ITEM_KINDS, instancesOf } from "../model/items.js";
 import { Mfr, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
 import type { Session, Severity, ValidationFinding } from "../session/types.js";
 import { contributionGraphs } from "../store/model-trig.js";
+import { EDGE_STYLES, type EdgeStyle } from "./graph-legend.js";
 import { modelLinks, type EdgeKind, type ItemRef, type NodeKind } from "./model-links.js";
 
 export interface GraphFinding {
@@ -48,6 +49,8 @@ export interface GraphEdge {
 export interface ModelGraph {
   /** Every contributor, earliest first, with the colour its nodes are drawn in. */
   agents: Array<{ name: string; colour: string }>;
+  /** How each kind of edge is drawn (the legend's table). */
+  edgeStyles: readonly EdgeStyle[];
   nodes: GraphNode[];
   edges: GraphEdge[];
   /** Set when the model is too large to draw (or did not parse): why there is no drawing. */
@@ -125,7 +128,7 @@ export function modelGraph(session: Session): ModelGraph {
   const findings = latestFindings(session);
   const triples = contributions.reduce((n, c) => n + c.tripleCount, 0);
   if (triples > MAX_DRAWN_ITEMS * 20) {
-    return { agents, nodes: [], edges: [], unplaced: findings, note: `The model has ${triples} triples: too large to draw here; the tables and the export have it all.` };
+    return { agents, edgeStyles: EDGE_STYLES, nodes: [], edges: [], unplaced: findings, note: `The model has ${triples} triples: too large to draw here; the tables and the export have it all.` };
   }
   const drawn = itemGraph(contributionGraphs(session).graphs);
   const unplaced: ValidationFinding[] = [];
@@ -135,7 +138,7 @@ export function modelGraph(session: Session): ModelGraph {
     if (node) node.findings.push({ severity: f.severity, message: f.message, ...(f.path ? { path: f.path } : {}) });
     else unplaced.push(f);
   }
-  return { agents, nodes: drawn.nodes, edges: drawn.edges, unplaced, ...(drawn.note ? { note: drawn.note } : {}) };
+  return { agents, edgeStyles: EDGE_STYLES, nodes: drawn.nodes, edges: drawn.edges, unplaced, ...(drawn.note ? { note: drawn.note } : {}) };
 }
 
 export interface ItemGraph {
