@@ -5,7 +5,7 @@
  * Nothing here builds HTML from data: text goes in as text, or through cytoscape's canvas.
  * Without this script the page is the same tables, reloaded by hand.
  */
-/* global document, window, fetch, EventSource, DOMParser, cytoscape, cytoscapeDagre */
+/* global document, window, fetch, EventSource, DOMParser, cytoscape */
 "use strict";
 
 (function () {
@@ -16,10 +16,18 @@
   const SHAPES = { types: "tag", entities: "round-rectangle", stateVariables: "ellipse", predicates: "ellipse", actions: "hexagon", constraints: "diamond", goals: "star" };
 
   /**
-   * Columns of the drawing, right to left as dagre ranks them (edges run from a higher column to
-   * a lower one): what acts and what is wanted on the right, the types they rest on at the left.
+   * Columns of the drawing, left to right: the types, the objects of those types, the state
+   * variables, the actions that read and change them, and the goals and constraints on them.
+   * Every link runs from a column to one on its left, so a model reads as layers.
    */
   const COLUMNS = { types: 0, entities: 1, stateVariables: 2, predicates: 2, actions: 3, goals: 4, constraints: 4 };
+  /** Vertical distance between two nodes of a column: a node, its label and a gap. */
+  const ROW = 68;
+  /** Horizontal gap between columns, stretched to fill the box's width within these bounds. */
+  const COLUMN_GAP = { min: 70, max: 240 };
+  const ORDERING_SWEEPS = 8;
+  /** How far (px) a link bows per column it skips. */
+  const BOW = 22;
 
   /** Labels are drawn at 13 px: the drawing is never zoomed out below this, so they stay legible (≥ 12 px). */
   const MIN_FIT_ZOOM = 0.93;
@@ -39,6 +47,50 @@
       selector: `edge[kind = "${e.kind}"]`,
       style: { "line-color": e.colour, "target-arrow-color": e.colour, "line-style": e.line, width: e.width },
     };
+  }
+
+  /**
+   * Places each node in its kind's column, and orders each column by the mean height of the
+   * node's neighbours (the barycentre heuristic of layered drawing), sweeping left and right a few
+   * times: linked nodes come level and fewer links cross. A general layout (dagre) ranked by
+   * links alone, and the links that skip a column (an action to its parameter's type) stretched
+   * the columns far apart vertically.
+   */
+  function columnLayout(cy, box) {
+    const columns = [];
+    cy.nodes().forEach((n) => {
+      const c = n.data("column");
+      (columns[c] = columns[c] || []).push(n);
+    });
+    const used = columns.filter(Boolean);
+    const tallest = Math.max(...used.map((c) => c.length));
+    const row = new Map();
+    // Every other column sits half a row lower, so a link between two far columns at one height
+    // does not pass through the nodes at that height in between.
+    const place = (column, index) => column.forEach((n, i) => row.set(n.id(), i + (tallest - column.length) / 2 + (index % 2) / 2));
+    used.forEach((column, index) => place(column, index));
+    for (let sweep = 0; sweep < ORDERING_SWEEPS; sweep++) {
+      for (const index of used.map((_, i) => (sweep % 2 === 0 ? i : used.length - 1 - i))) {
+        const column = used[index];
+        const key = new Map();
+        for (const n of column) {
+          const around = n.neighborhood("node").map((m) => row.get(m.id()));
+          key.set(n.id(), around.length > 0 ? around.reduce((a, b) => a + b, 0) / around.length : row.get(n.id()));
+        }
+        column.sort((a, b) => key.get(a.id()) - key.get(b.id()));
+        place(column, index);
+      }
+    }
+    const widths = used.map((column) => Math.max(...column.map((n) => n.boundingBox({ includeLabels: true }).w)));
+    const spare = box.clientWidth - 2 * PADDING - widths.reduce((a, b) => a + b, 0);
+    const gap = used.length > 1 ? Math.min(COLUMN_GAP.max, Math.max(COLUMN_GAP.min, spare / (used.length - 1))) : 0;
+    const positions = new Map();
+    let x = 0;
+    used.forEach((column, i) => {
+      for (const n of column) positions.set(n.id(), { x: x + widths[i] / 2, y: row.get(n.id()) * ROW });
+      x += widths[i] + gap;
+    });
+    cy.layout({ name: "preset", positions: (n) => positions.get(n.id()), fit: false }).run();
   }
 
   /**
@@ -94,7 +146,6 @@
     }
     box.hidden = false;
     if (legend) legend.hidden = false;
-    if (typeof cytoscapeDagre === "function" && !cytoscape("layout", "dagre")) cytoscape.use(cytoscapeDagre);
     const colours = new Map(graph.agents.map((a) => [a.name, a.colour]));
     const nodes = graph.nodes.map((n) => {
       const severity = worstSeverity(n.findings);
@@ -113,8 +164,12 @@
         classes: [n.kind, severity, n.agents.length > 1 ? "shared" : ""].filter(Boolean).join(" "),
       };
     });
-    const edges = graph.edges.map((e, i) => ({ data: { id: `edge-${i}`, source: e.source, target: e.target, kind: e.kind, label: e.label } }));
-    const column = (id) => view.cy.getElementById(id).data("column");
+    const columnOf = new Map(nodes.map((n) => [n.data.id, n.data.column]));
+    const edges = graph.edges.map((e, i) => {
+      const span = Math.abs((columnOf.get(e.source) ?? 0) - (columnOf.get(e.target) ?? 0));
+      // A link that skips a column bows, so it does not run straight through the nodes between.
+      return { data: { id: `edge-${i}`, source: e.source, target: e.target, kind: e.kind, label: e.label, bow: BOW * (span - 1) }, classes: span > 1 ? "skips" : "" };
+    });
     view.cy = cytoscape({
       container: box,
       elements: [...nodes, ...edges],
@@ -129,16 +184,14 @@
         { selector: "node.warning", style: { "border-width": 4, "border-color": "#d08700" } },
         { selector: "node.violation", style: { "border-width": 5, "border-color": "#c00000", "border-style": "double", color: "#c00000", "font-weight": "bold" } },
         { selector: "edge", style: { width: 1.5, "line-color": "#999999", "target-arrow-color": "#999999", "target-arrow-shape": "triangle", "arrow-scale": 0.9, "curve-style": "bezier", opacity: 0.85 } },
+        { selector: "edge.skips", style: { "curve-style": "unbundled-bezier", "control-point-distances": "data(bow)", "control-point-weights": 0.5 } },
         ...(graph.edgeStyles || []).map(edgeStyle),
         { selector: 'edge[kind = "link"]', style: { label: "data(label)", "font-size": 11, color: "#4d4d4d", "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.85 } },
         { selector: "edge:selected", style: { width: 4, opacity: 1 } },
       ],
       layout: { name: "preset" },
     });
-    const layout = cytoscape("layout", "dagre")
-      ? { name: "dagre", rankDir: "RL", ranker: "network-simplex", nodeSep: 16, rankSep: 150, edgeSep: 8, nodeDimensionsIncludeLabels: true, minLen: (edge) => Math.max(1, column(edge.data("source")) - column(edge.data("target"))) }
-      : { name: "breadthfirst", directed: true, spacingFactor: 1.2 };
-    view.cy.layout({ ...layout, fit: false }).run();
+    columnLayout(view.cy, box);
     sizeToDrawing(view.cy, box);
     const note = document.getElementById("graph-selection");
     view.cy.on("tap", "node", (event) => {

@@ -130,5 +130,5 @@ ${s.proposals.length > 0 ? s.proposals.map(proposalRow) : html`<tr><td colspan="
 </table>
 </section>
 `;
-  return page({ title: `Session ${s.id}`, events: live ? `${href}/events` : undefined, scripts: ["lib/cytoscape.min.js", "lib/dagre.min.js", "lib/cytoscape-dagre.js", "view.js"] }, body);
+  return page({ title: `Session ${s.id}`, events: live ? `${href}/events` : undefined, scripts: ["lib/cytoscape.min.js", "view.js"] }, body);
 }
