@@ -36,9 +36,6 @@ function assetFiles(): Record<string, { path: string; contentType: string }> {
     "view.js": { path: join(web, "view.js"), contentType: JS },
     "style.css": { path: join(web, "style.css"), contentType: "text/css; charset=utf-8" },
     "lib/cytoscape.min.js": { path: require.resolve("cytoscape/dist/cytoscape.min.js"), contentType: JS },
-    // dagre is cytoscape-dagre's dependency: found from there, wherever npm placed it.
-    "lib/dagre.min.js": { path: createRequire(require.resolve("cytoscape-dagre")).resolve("dagre/dist/dagre.min.js"), contentType: JS },
-    "lib/cytoscape-dagre.js": { path: require.resolve("cytoscape-dagre"), contentType: JS },
   };
 }
 

@@ -1,8 +1,10 @@
 /**
  * A session's model as a graph for the session page: one node per model item (entity, state
- * variable, action, constraint, goal), an edge wherever an item's statement points at another
- * item (an action's parameter, a constraint's subject, …), each node attributed to the agents
- * whose contributions type it, and marked with the latest validation's findings on it.
+ * variable, action, constraint, goal), plus the types and undeclared predicates its formal
+ * part names; typed edges from each action to what it takes, reads and changes, from each goal
+ * to what it requires, from each constraint to what it applies to and from each entity to its
+ * type (./model-links.ts); each node attributed to the agents whose contributions type it, and
+ * marked with the latest validation's findings on it.
  *
  * Preconditions and effects are not nodes: they belong to one action and have no identity of
  * their own (blank nodes); their expressions are listed with the action. Pure; the
@@ -10,10 +12,13 @@
  * the session keeps each agent's Turtle, not the merged store.
  */
 import { DataFactory, Store, type Quad, type Term } from "n3";
-import { ITEM_KINDS, instancesOf, type ItemKind } from "../model/items.js";
+import type { ContributionGraph } from "../model/merge.js";
+import { ITEM_KINDS, instancesOf } from "../model/items.js";
 import { Mfr, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
 import type { Session, Severity, ValidationFinding } from "../session/types.js";
 import { contributionGraphs } from "../store/model-trig.js";
+import { EDGE_STYLES, type EdgeStyle } from "./graph-legend.js";
+import { modelLinks, type EdgeKind, type ItemRef, type NodeKind } from "./model-links.js";
 
 export interface GraphFinding {
   severity: Severity;
@@ -25,7 +30,7 @@ export interface GraphNode {
   /** The item's IRI, or `_:label` for a blank node (as validation findings name it). */
   id: string;
   label: string;
-  kind: ItemKind;
+  kind: NodeKind;
   /** Agents whose contributions type this item, earliest contributor first. */
   agents: string[];
   /** Preconditions, effects and expressions, one line each. */
@@ -36,13 +41,16 @@ export interface GraphNode {
 export interface GraphEdge {
   source: string;
   target: string;
-  /** The property, by its local name. */
+  kind: EdgeKind;
+  /** What the edge says in words ("reads"); for a `link`, the property's local name. */
   label: string;
 }
 
 export interface ModelGraph {
   /** Every contributor, earliest first, with the colour its nodes are drawn in. */
   agents: Array<{ name: string; colour: string }>;
+  /** How each kind of edge is drawn (the legend's table). */
+  edgeStyles: readonly EdgeStyle[];
   nodes: GraphNode[];
   edges: GraphEdge[];
   /** Set when the model is too large to draw (or did not parse): why there is no drawing. */
@@ -53,7 +61,8 @@ export interface ModelGraph {
 
 /** Past this many items the page shows the tables and a note instead of a drawing. */
 export const MAX_DRAWN_ITEMS = 400;
-const MAX_EDGES = 2_000;
+/** Edges drawn at most; the rest are counted in the note. Nodes (items, types, predicates) are capped at MAX_DRAWN_ITEMS. */
+export const MAX_DRAWN_EDGES = 2_000;
 
 /** Colours that stay apart for the common kinds of colour blindness (Okabe–Ito), then greys. */
 const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
@@ -119,45 +128,63 @@ export function modelGraph(session: Session): ModelGraph {
   const findings = latestFindings(session);
   const triples = contributions.reduce((n, c) => n + c.tripleCount, 0);
   if (triples > MAX_DRAWN_ITEMS * 20) {
-    return { agents, nodes: [], edges: [], unplaced: findings, note: `The model has ${triples} triples: too large to draw here; the tables and the export have it all.` };
+    return { agents, edgeStyles: EDGE_STYLES, nodes: [], edges: [], unplaced: findings, note: `The model has ${triples} triples: too large to draw here; the tables and the export have it all.` };
   }
-  const { graphs } = contributionGraphs(session);
+  const drawn = itemGraph(contributionGraphs(session).graphs);
+  const unplaced: ValidationFinding[] = [];
+  const byId = new Map(drawn.nodes.map((n) => [n.id, n]));
+  for (const f of findings) {
+    const node = byId.get(nodeKey(f.focusNode));
+    if (node) node.findings.push({ severity: f.severity, message: f.message, ...(f.path ? { path: f.path } : {}) });
+    else unplaced.push(f);
+  }
+  return { agents, edgeStyles: EDGE_STYLES, nodes: drawn.nodes, edges: drawn.edges, unplaced, ...(drawn.note ? { note: drawn.note } : {}) };
+}
+
+export interface ItemGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  note?: string;
+}
+
+export interface GraphLimits {
+  maxNodes: number;
+  maxEdges: number;
+}
+
+/**
+ * The nodes and typed edges of a model, from its contributions' quads: the items first (in
+ * the order the contributions and ITEM_KINDS give), then the types and predicates the links
+ * added. Past `maxNodes` items there is no drawing, only a note; types, predicates and edges
+ * past the caps are left out, and the note says how many.
+ */
+export function itemGraph(graphs: readonly ContributionGraph[], limits: GraphLimits = { maxNodes: MAX_DRAWN_ITEMS, maxEdges: MAX_DRAWN_EDGES }): ItemGraph {
   const store = new Store();
   for (const g of graphs) store.addQuads(g.quads as Quad[]);
 
-  const nodes = new Map<string, GraphNode & { term: Term }>();
+  const items = new Map<string, GraphNode & ItemRef>();
   for (const g of graphs) {
     const graph = DataFactory.namedNode(g.graphIri);
     for (const { kind, classIri } of ITEM_KINDS) {
       for (const term of instancesOf(store, classIri, graph)) {
         const id = nodeKey(term);
-        const node = nodes.get(id) ?? { id, term, label: labelOf(store, term), kind, agents: [], details: detailsOf(store, term), findings: [] };
+        const node = items.get(id) ?? { id, term, label: labelOf(store, term), kind, agents: [], details: detailsOf(store, term), findings: [] };
         if (!node.agents.includes(g.agent)) node.agents.push(g.agent);
-        nodes.set(id, node);
+        items.set(id, node);
       }
     }
   }
-  if (nodes.size > MAX_DRAWN_ITEMS) {
-    return { agents, nodes: [], edges: [], unplaced: findings, note: `The model has ${nodes.size} items, more than the ${MAX_DRAWN_ITEMS} drawn here; the tables and the export have them all.` };
+  if (items.size > limits.maxNodes) {
+    return { nodes: [], edges: [], note: `The model has ${items.size} items, more than the ${limits.maxNodes} drawn here; the tables and the export have them all.` };
   }
-
-  const edges: GraphEdge[] = [];
-  const seen = new Set<string>();
-  for (const node of nodes.values()) {
-    for (const q of store.getQuads(node.term, null, null, null)) {
-      const target = nodes.get(nodeKey(q.object as Term));
-      const key = `${node.id}\u0000${q.predicate.value}\u0000${target?.id ?? ""}`;
-      if (!target || target.id === node.id || seen.has(key) || edges.length >= MAX_EDGES) continue;
-      seen.add(key);
-      edges.push({ source: node.id, target: target.id, label: localName(q.predicate.value) });
-    }
-  }
-
-  const unplaced: ValidationFinding[] = [];
-  for (const f of findings) {
-    const node = nodes.get(nodeKey(f.focusNode));
-    if (node) node.findings.push({ severity: f.severity, message: f.message, ...(f.path ? { path: f.path } : {}) });
-    else unplaced.push(f);
-  }
-  return { agents, nodes: [...nodes.values()].map(({ term: _term, ...node }) => node), edges, unplaced };
+  const links = modelLinks(store, items, { maxDerived: limits.maxNodes - items.size, maxEdges: limits.maxEdges });
+  const nodes: GraphNode[] = [
+    ...[...items.values()].map(({ id, label, kind, agents, details, findings }) => ({ id, label, kind, agents, details, findings })),
+    ...links.derived.map((d) => ({ ...d, findings: [] })),
+  ];
+  const left: string[] = [];
+  if (links.leftOut.derived > 0) left.push(`${links.leftOut.derived} types and predicates`);
+  if (links.leftOut.edges > 0) left.push(`${links.leftOut.edges} links`);
+  const note = left.length > 0 ? `Not drawn: ${left.join(" and ")} (the graph shows at most ${limits.maxNodes} nodes and ${limits.maxEdges} links).` : undefined;
+  return { nodes, edges: links.edges, ...(note ? { note } : {}) };
 }

@@ -4,6 +4,7 @@
  * their verdicts and plan traces, and the export files to download.
  */
 import type { Proposal, Session, ValidationFinding } from "../session/types.js";
+import { graphLegend, NODE_WORDS } from "./graph-legend.js";
 import { html, type Html } from "./html.js";
 import { duration, page, utc } from "./layout.js";
 import type { ModelGraph } from "./model-graph.js";
@@ -22,13 +23,6 @@ export interface SessionPageInput {
   now: number;
 }
 
-const KIND_WORDS: Readonly<Record<string, string>> = {
-  entities: "entity",
-  stateVariables: "state variable",
-  actions: "action",
-  constraints: "constraint",
-  goals: "goal",
-};
 
 function timelineRow(e: TimelineEntry, index: number, startedAt: number): Html {
   const findings = e.findings && e.findings.length > 0 ? html`<ul class="findings">${e.findings.map((f) => html`<li class="sev-${f.severity}">${f.severity}: ${f.focusNode}${f.path ? html` (${f.path})` : ""}: ${f.message}</li>`)}</ul>` : "";
@@ -68,7 +62,7 @@ function itemRows(graph: ModelGraph): Html {
   if (graph.nodes.length === 0) return html`<tr><td colspan="5">${graph.note ?? "No model items yet."}</td></tr>`;
   return html`${graph.nodes.map(
     (n) => html`<tr data-item="${n.id}" class="${n.findings.some((f) => f.severity === "Violation") ? "has-violation" : ""}">
-<td>${n.label}</td><td>${KIND_WORDS[n.kind] ?? n.kind}</td><td>${n.agents.join(", ")}</td>
+<td>${n.label}</td><td>${NODE_WORDS[n.kind].word}</td><td>${n.agents.join(", ")}</td>
 <td>${n.details.length > 0 ? html`<ul class="details">${n.details.map((d) => html`<li>${d}</li>`)}</ul>` : ""}</td>
 <td>${n.findings.map((f) => html`<div class="sev-${f.severity}">${f.severity}: ${f.message}</div>`)}</td>
 </tr>
@@ -103,6 +97,7 @@ ${timeline.map((e, i) => timelineRow(e, i, s.startedAt))}
 </section>
 <section id="model">
 <h2>Model</h2>
+${graphLegend()}
 <div id="model-graph" class="graph" data-src="${href}/graph.json" hidden></div>
 <p id="graph-selection" class="graph-note"></p>
 <div id="model-tables" data-live data-graph-version="${s.contributionsVersion}-${s.validations.length}">
@@ -135,5 +130,5 @@ ${s.proposals.length > 0 ? s.proposals.map(proposalRow) : html`<tr><td colspan="
 </table>
 </section>
 `;
-  return page({ title: `Session ${s.id}`, events: live ? `${href}/events` : undefined, scripts: ["lib/cytoscape.min.js", "lib/dagre.min.js", "lib/cytoscape-dagre.js", "view.js"] }, body);
+  return page({ title: `Session ${s.id}`, events: live ? `${href}/events` : undefined, scripts: ["lib/cytoscape.min.js", "view.js"] }, body);
 }

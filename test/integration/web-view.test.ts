@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExampleAgent } from "../../examples/agents/example-agent.js";
+import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { collectPageErrors, launchBrowser, pngByteVariety } from "../support/browser.js";
 import { REPO_ROOT } from "../support/cli.js";
@@ -22,8 +24,11 @@ const { server, afterThis } = useTestProsody();
 /** An agent-supplied literal that would run if it were ever written into a page as markup. */
 const HOSTILE_NAME = `<script>window.pwned = true</script><img src=x onerror="window.pwned = true">crate`;
 const MODELER_WITH_HOSTILE_NAME = `${MODELER_TURTLE}<#crate> a mfr:Entity ; mfr:entityType "Box" ; schema:name ${JSON.stringify(HOSTILE_NAME)} .\n`;
-/** truck, depot, warehouse, crate, drive (modeler); oneTruck, delivered (planner). */
-const MODEL_ITEMS = 7;
+/**
+ * truck, depot, warehouse, crate, drive (modeler); oneTruck, delivered (planner); and the
+ * types the entities name (Vehicle, Location, Box), drawn and listed as items of their own.
+ */
+const MODEL_ITEMS = 10;
 
 let browser: Browser;
 beforeAll(async () => {
@@ -66,10 +71,21 @@ function screenshotPath(): string {
   return join(dir, "session-page.png");
 }
 
-async function graphNodes(page: Page): Promise<Array<{ id: string; label: string; classes: string[] }>> {
+async function graphNodes(page: Page): Promise<Array<{ id: string; label: string; kind: string; degree: number; classes: string[] }>> {
   return page.evaluate(() => {
     const view = (globalThis as unknown as InPage).mfrView;
-    return (view.cy?.nodes() ?? []).map((n) => ({ id: n.id(), label: n.data("label"), classes: n.classes() }));
+    return (view.cy?.nodes() ?? []).map((n) => ({ id: n.id(), label: n.data("label"), kind: n.data("kind"), degree: n.degree(false), classes: n.classes() }));
+  });
+}
+
+/** The drawing's zoom and the size of its box, and the edges by kind, as the page's cytoscape has them. */
+async function graphView(page: Page): Promise<{ zoom: number; fontSize: number; width: number; height: number; edges: Record<string, number> }> {
+  return page.evaluate(() => {
+    const cy = (globalThis as unknown as InPage).mfrView.cy;
+    if (!cy) throw new Error("no graph drawn");
+    const edges: Record<string, number> = {};
+    for (const e of cy.edges()) edges[e.data("kind")] = (edges[e.data("kind")] ?? 0) + 1;
+    return { zoom: cy.zoom(), fontSize: parseFloat(cy.nodes()[0]?.style("font-size") ?? "0"), width: cy.width(), height: cy.height(), edges };
   });
 }
 
@@ -80,8 +96,19 @@ interface LinkMarks {
 
 /** What the tests read inside the page (the compiler here knows Node, not the DOM). */
 interface InPage {
-  document: { getElementById(id: string): { textContent: string | null } | null; querySelectorAll(selector: string): { length: number } };
-  mfrView: { cy: { nodes(): Array<{ id(): string; data(k: string): string; classes(): string[] }> } | null };
+  document: {
+    getElementById(id: string): { textContent: string | null; getBoundingClientRect(): { x: number; y: number; width: number; height: number } } | null;
+    querySelectorAll(selector: string): { length: number };
+  };
+  mfrView: {
+    cy: {
+      nodes(): Array<{ id(): string; data(k: string): string; degree(loops: boolean): number; classes(): string[]; style(k: string): string }>;
+      edges(): Array<{ data(k: string): string }>;
+      zoom(): number;
+      width(): number;
+      height(): number;
+    } | null;
+  };
   notReloaded?: boolean;
   pwned?: boolean;
 }
@@ -128,10 +155,7 @@ describe("the web view in a browser", () => {
     expect(await page.locator("main script, main img").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as InPage).pwned)).toBeUndefined();
 
-    // The screenshot shows the session mid-way: a fix round asked for, the violation on its node.
-    const shot = await page.screenshot({ fullPage: true });
-    writeFileSync(screenshotPath(), shot);
-    expect(pngByteVariety(shot)).toBeGreaterThan(40);
+    expect(pngByteVariety(await page.screenshot({ fullPage: true }))).toBeGreaterThan(40);
     expect(pngByteVariety(await page.locator("#model-graph").screenshot())).toBeGreaterThan(10);
 
     // A graph the server could not give says so; the page tries again at the session's next step.
@@ -203,6 +227,63 @@ describe("the web view in a browser", () => {
     // The one refused graph is a console error in Chromium; nothing else.
     expect(errors.filter((e) => !e.includes("503"))).toEqual([]);
     expect(errors).toHaveLength(1);
+  }, 90_000);
+
+  it("draws the demo's model: actions, goals and constraints linked to what they use, one node per listed item, legible at zoom 1", async () => {
+    const { room, url } = await coordinatorWithWebView();
+    const human = await person(room);
+    // The demo's own agents and scripts (src/demo/run-demo.ts), without the reference solver.
+    for (const [nick, script] of [["modeler", MODELER_SCRIPT], ["planner", PLANNER_SCRIPT]] as const) {
+      const account = await registerUser(server(), nick);
+      const exampleAgent = new ExampleAgent({ ...peerOptions(server(), account), room, nick, script, thinkMs: 50 });
+      afterThis(() => exampleAgent.stop());
+      await exampleAgent.start();
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the announcements reach the coordinator first
+
+    await human.sendGroupchat(room, { body: `mfr-start ${SAMPLE_PROBLEM}` });
+    const request = await human.waitForMessage(negotiation("ModelContributionRequest"));
+    const sessionId = String((request.payload?.json as { sessionId: string }).sessionId);
+    await human.waitForMessage(negotiation("SessionComplete", sessionId), 30_000);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    afterThis(() => page.close());
+    const errors = collectPageErrors(page);
+    await page.goto(new URL(`/sessions/${sessionId}`, url).href);
+    await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: 10_000 });
+    expect(await page.locator("#session-status").textContent()).toBe("solved");
+
+    const nodes = await graphNodes(page);
+    // One node per row of the items table: the 13 items, the 3 types and the 3 predicates no state variable declares.
+    expect(nodes).toHaveLength(await page.locator("table.items tbody tr[data-item]").count());
+    expect(nodes).toHaveLength(19);
+    const linked = (kind: string) => nodes.filter((n) => n.kind === kind);
+    expect(linked("actions").map((n) => n.label).sort()).toEqual(["drive", "load", "unload"]);
+    expect(linked("goals")).toHaveLength(1);
+    for (const n of [...linked("actions"), ...linked("goals"), ...linked("entities"), ...linked("types"), ...linked("predicates")]) expect(n.degree, n.label).toBeGreaterThan(0);
+
+    // Every kind of edge the model has; labels drawn at 13 px and the drawing at zoom 1 (sized to the graph, not shrunk into a box).
+    const drawn = await graphView(page);
+    for (const kind of ["typedAs", "parameter", "reads", "changes", "requires", "appliesTo"]) expect(drawn.edges[kind], kind).toBeGreaterThan(0);
+    expect(drawn.fontSize).toBe(13);
+    expect(drawn.zoom, `zoom ${drawn.zoom}`).toBeGreaterThanOrEqual(0.93);
+    expect(drawn.height).toBeGreaterThan(300);
+    // The legend names every kind of edge, in the page itself.
+    const legend = await page.locator("#graph-legend li[data-edge-kind]").evaluateAll((items) => items.map((li) => li.getAttribute("data-edge-kind")));
+    expect(legend).toEqual(["parameter", "reads", "changes", "requires", "appliesTo", "typedAs", "link"]);
+    expect(await page.locator("#graph-legend").isVisible()).toBe(true);
+
+    // The README's screenshot: the model of the demo's session, solved, at 1× (legend, graph, items).
+    const section = await page.evaluate(() => {
+      const { document, scrollY } = globalThis as unknown as InPage & { scrollY: number };
+      const r = document.getElementById("model")?.getBoundingClientRect();
+      return r ? { x: r.x, y: r.y + scrollY, width: r.width, height: r.height } : undefined;
+    });
+    if (!section) throw new Error("no model section");
+    const shot = await page.screenshot({ fullPage: true, clip: { x: section.x - 16, y: section.y - 8, width: section.width + 32, height: section.height + 16 } });
+    writeFileSync(screenshotPath(), shot);
+    expect(pngByteVariety(shot)).toBeGreaterThan(40);
+    expect(errors).toEqual([]);
   }, 90_000);
 
   it("with a token: refused without it, a browser opens it once with ?token= and stays in", async () => {
