@@ -16,7 +16,7 @@ export interface CommandSpec {
 export const COMMANDS: readonly CommandSpec[] = [
   { name: "start", words: ["mfr-start", "start"], usage: "mfr-start <problem>", summary: "start a session now, all agents invited" },
   { name: "debate", words: ["debate", "q:"], usage: "debate <problem>  (or  Q: <problem>)", summary: "choose the agents first, then start" },
-  { name: "status", words: ["mfr-status"], usage: "mfr-status [sessionId]", summary: "phase, contributors, validation state, time left" },
+  { name: "status", words: ["mfr-status"], usage: "mfr-status [sessionId]", summary: "phase, contributors, validation state and violations, time left" },
   { name: "list", words: ["mfr-list"], usage: "mfr-list", summary: "sessions, newest first" },
   { name: "cancel", words: ["mfr-cancel"], usage: "mfr-cancel <sessionId>", summary: "stop a session" },
   { name: "agents", words: ["agents"], usage: "agents", summary: "known agents, what each can do, who is here" },
