@@ -365,7 +365,7 @@ function violationLines(s: Session): string[] {
   return [
     `Violations (round ${last.round}):`,
     ...shown.map((f) => `  ${clip(findingLine(s, f).replace(/^Violation: /, ""), 240)}`),
-    ...(rest > 0 ? [`  … and ${rest} more (the log room has the first 50).`] : []),
+    ...(rest > 0 ? [`  … and ${rest} more.`] : []),
   ];
 }
 

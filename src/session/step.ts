@@ -375,7 +375,8 @@ function startFixRound(session: Session, analysis: ModelAnalysis, result: Broadc
   session.expectedAgents = Object.keys(issues);
   session.phase = "collecting";
   s.log("info", "fix round", { sessionId: session.id, fixRound: session.round - 1, of: session.settings.maxFixRounds, round: session.round, agents: Object.keys(issues) });
-  // The validation result's line announces the fix round; who must fix what goes to the log room.
+  // The validation result's line announces the fix round and names the first violations; the
+  // full list of who must fix what goes to the log room.
   s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, Object.keys(issues).length, analysis.findings));
   s.say(say.fixDetail(session), "log");
   requestContributions(session, s);
