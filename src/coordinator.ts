@@ -89,7 +89,6 @@ export class Coordinator {
   /** The same limit for what rooms give back after an absence, counted at the rooms' stamps. */
   private readonly caughtUpFlood: FloodGuard;
   private readonly agentRefusedAt = new Map<string, number>();
-  private readonly chatterAnsweredAt = new Map<string, number>();
   private readonly identitiesNoted = new Map<string, RoomIdentities>();
   private readonly available: ReadonlySet<CommandName> = new Set<CommandName>(["help", "list", "start", "status", "cancel", "debate", "agents", "approve", "reject", "use"]);
   readonly chooser: AgentChooser;
@@ -581,7 +580,7 @@ export class Coordinator {
     const parsed = parseCommand(body, { nick, direct });
     if ("notACommand" in parsed) return;
     if ("unknown" in parsed) {
-      if (this.mayAnswerChatter(context)) await this.reply(context.replyTo, this.addressed(context, wording.unknownCommand(parsed.unknown.word, parsed.unknown.suggestion)));
+      if (this.mayAnswerUnknown(context)) await this.reply(context.replyTo, this.addressed(context, wording.unknownCommand(parsed.unknown.word, parsed.unknown.suggestion)));
       return;
     }
     this.log.debug(
@@ -739,17 +738,13 @@ export class Coordinator {
   }
 
   /**
-   * Something said to us that is not a command gets "unknown command" at most once per
-   * quiet period, and never from an agent: agents answer our messages, and answering them
-   * back would loop.
+   * Something said as a command that is none (in 1:1 chat, addressed to us, or a misspelt
+   * command word in the room: chat/misspelt-command.ts) is answered every time: a person who
+   * keeps mistyping is told each time, and only the flood guard (admit) bounds how often. Never
+   * an agent: agents answer our messages, and answering them back would loop.
    */
-  private mayAnswerChatter(context: InboundContext): boolean {
-    if (this.chooser.isAgent({ ...context.from.identity, formerNicks: context.from.occupant?.formerNicks ?? [] })) return false;
-    const key = context.from.rateKey;
-    const last = this.chatterAnsweredAt.get(key);
-    if (last !== undefined && this.now() - last < AGENT_REFUSAL_QUIET_MS) return false;
-    this.chatterAnsweredAt.set(key, this.now());
-    return true;
+  private mayAnswerUnknown(context: InboundContext): boolean {
+    return !this.chooser.isAgent({ ...context.from.identity, formerNicks: context.from.occupant?.formerNicks ?? [] });
   }
 
   /**

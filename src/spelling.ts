@@ -10,17 +10,25 @@ export function nearestWord(word: string, candidates: readonly string[], maxDist
   return best?.word;
 }
 
-/** Levenshtein distance, one row at a time. */
+/**
+ * Damerau-Levenshtein distance in its "optimal string alignment" form: an insertion, a
+ * deletion, a substitution or a swap of two neighbouring characters each count as one edit.
+ * The swap matters because it is the commonest typo (`hepl`, `mfr-stauts`), which plain
+ * Levenshtein counts as two. Three rows at a time.
+ */
 export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let beforePrevious: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
+    const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (beforePrevious[j - 2] as number) + 1);
+      current.push(d);
     }
+    beforePrevious = previous;
+    previous = current;
   }
-  return row[b.length] as number;
+  return previous[b.length] as number;
 }

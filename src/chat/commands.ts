@@ -2,9 +2,10 @@
  * The human commands of the protocol ("Human commands" in docs/protocol.md), parsed from a
  * message body into a typed Command. Parsing only: what a command does lives elsewhere.
  */
-import { nearestWord } from "../spelling.js";
+import { COMMANDS, type CommandName, type CommandSpec } from "./command-words.js";
+import { misspeltCommand, suggestCommand, type UnknownCommand } from "./misspelt-command.js";
 
-export type CommandName = "start" | "debate" | "status" | "list" | "cancel" | "help" | "agents" | "approve" | "reject" | "use";
+export { COMMANDS, type CommandName, type CommandSpec, type UnknownCommand };
 
 export type Command =
   | { name: "start"; problem: string }
@@ -24,36 +25,7 @@ export interface CommandMisuse {
   usage: string;
 }
 
-/** Said to the coordinator (addressed, or in 1:1 chat) but no command: what it probably meant. */
-export interface UnknownCommand {
-  /** The first word, as typed (shortened). */
-  word: string;
-  /** The command word it most resembles, if any is close. */
-  suggestion: string | undefined;
-}
-
 export type ParseResult = { command: Command } | { misuse: CommandMisuse } | { unknown: UnknownCommand } | { notACommand: true };
-
-export interface CommandSpec {
-  name: CommandName;
-  words: readonly string[];
-  usage: string;
-  summary: string;
-}
-
-/** Every command the coordinator understands, in the order `help` lists them. */
-export const COMMANDS: readonly CommandSpec[] = [
-  { name: "start", words: ["mfr-start", "start"], usage: "mfr-start <problem>", summary: "start a session now, all agents invited" },
-  { name: "debate", words: ["debate", "q:"], usage: "debate <problem>  (or  Q: <problem>)", summary: "choose the agents first, then start" },
-  { name: "status", words: ["mfr-status"], usage: "mfr-status [sessionId]", summary: "phase, contributors, validation state, time left" },
-  { name: "list", words: ["mfr-list"], usage: "mfr-list", summary: "sessions, newest first" },
-  { name: "cancel", words: ["mfr-cancel"], usage: "mfr-cancel <sessionId>", summary: "stop a session" },
-  { name: "agents", words: ["agents"], usage: "agents", summary: "known agents, what each can do, who is here" },
-  { name: "approve", words: ["approve"], usage: "approve <sessionId>", summary: "let agents that act in the world take part" },
-  { name: "reject", words: ["reject"], usage: "reject <sessionId>", summary: "leave agents that act in the world out" },
-  { name: "use", words: ["use"], usage: "use 1,3  (or  use all)", summary: "answer a clarification with the agents to use" },
-  { name: "help", words: ["help", "mfr-help"], usage: "help", summary: "this list" },
-];
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$/;
 
@@ -80,18 +52,19 @@ export function parseCommand(body: string, options: ParseOptions): ParseResult {
       return parseArguments(spec, word, rest.trim(), strict);
     }
   }
-  // Room chatter is not for us; but a line addressed to us, or a 1:1 message, was.
-  return strict ? { notACommand: true } : unknownCommand(text);
+  // A line addressed to us, or a 1:1 message, was for us.
+  if (!strict) return unknownCommand(text);
+  // Room chatter is not for us, unless it starts with what can only be a misspelt command.
+  const misspelt = misspeltCommand(text);
+  return misspelt ? { unknown: misspelt } : { notACommand: true };
 }
 
-const ALL_WORDS = COMMANDS.flatMap((c) => c.words).filter((w) => !w.endsWith(":"));
-
+/** A 1:1 message, or a line addressed to us, that is no command: its first word and the nearest command word. */
 function unknownCommand(text: string): ParseResult {
-  const word = (text.split(/\s+/)[0] ?? "").slice(0, 30);
+  // By code point, so that shortening never leaves half of a surrogate pair.
+  const word = Array.from(text.split(/\s+/)[0] ?? "").slice(0, 30).join("");
   if (word === "") return { notACommand: true };
-  // "status" means "mfr-status"; otherwise the nearest word within two typos.
-  const prefixed = ALL_WORDS.find((w) => w === `mfr-${word.toLowerCase()}`);
-  return { unknown: { word, suggestion: prefixed ?? nearestWord(word, ALL_WORDS) } };
+  return { unknown: { word, suggestion: suggestCommand(word) } };
 }
 
 function stripAddress(text: string, nick: string): string | undefined {

@@ -3,11 +3,13 @@
  * report. Kept together so the coordinator speaks with one voice.
  */
 import type { CommandMisuse } from "./commands.js";
+import { replaceXmlForbiddenChars } from "../xmpp/xml-chars.js";
 
 export const wording = {
   usage: (m: CommandMisuse) => `Usage: ${m.usage}`,
+  /** One line, whatever was typed: the word is quoted back with its line breaks and the characters XML forbids replaced. */
   unknownCommand: (word: string, suggestion: string | undefined) =>
-    `Unknown command "${word}"${suggestion ? `; did you mean "${suggestion}"?` : "."} Say "help" for the commands I know.`,
+    `Unknown command "${replaceXmlForbiddenChars(word).replace(/[\r\n\t]/g, " ")}"${suggestion ? `; did you mean ${suggestion}?` : "."} Say "help" for the commands I know.`,
   notYetAvailable: (usage: string) => `"${usage.split(" ")[0]}" is not available in this version yet. Say "help" for what works now.`,
   agentCommandRefused: () =>
     `I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,

@@ -4,6 +4,7 @@
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
 import { clip, names, plural, seconds } from "./text.js";
+import { namedFindings } from "./findings-line.js";
 import { missingAgents, missingProposers } from "./windows.js";
 import { formalSummaryOf, verdictWords } from "./verdicts.js";
 import { sameAgent } from "./identity.js";
@@ -95,15 +96,26 @@ export const sessionWording = {
   proposalTooEarly: (s: Session) => `Session ${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
   proposalTooLate: (s: Session) => `Session ${s.id} is already complete; your proposal arrived too late to count.`,
   alreadyComplete: (s: Session) => `Session ${s.id} is already complete (${s.completion?.status ?? "done"}).`,
-  /** Said only when the model is not sound: a sound one is announced by the solution request. Names no agent. */
-  violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null) =>
-    clip(
-      `Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` and ${plural(warnings, "warning")}` : ""}; ` +
+  /**
+   * Said only when the model is not sound: a sound one is announced by the solution request.
+   * After the counts and the fix round, the first violations in a few words each and whose
+   * they are (findings-line.ts); since it names agents, it is marked as status.
+   */
+  violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null, findings: readonly ValidationFinding[]) => {
+    const head = clip(
+      `${STATUS_MARK}Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` and ${plural(warnings, "warning")}` : ""}; ` +
         (fixing === null
           ? `no fix rounds are left (${s.settings.maxFixRounds} allowed).`
           : `fix round ${s.round - 1} of ${s.settings.maxFixRounds}: ${plural(fixing, "agent")} asked to fix, open for ${seconds(s.settings.contributionTimeoutMs)}.`),
       ROOM_LINE_MAX,
-    ),
+    );
+    const named = namedFindings(
+      s.id,
+      findings.filter((f) => f.severity === "Violation"),
+      (text) => readable(s, text),
+    );
+    return named ? `${head} ${named}` : head;
+  },
   solutionRequestBody: (s: Session, triples: number, warnings: number) =>
     clip(
       `Session ${s.id}: the model is sound (${plural(triples, "triple")} from ${plural(Object.keys(s.contributions).length, "contributor")}${warnings ? `, ${plural(warnings, "warning")}` : ""}). Asking for solutions, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
@@ -319,7 +331,7 @@ export function sessionDetail(s: Session, now: number): string {
 
 /** Answer to `mfr-status <id>`: for a finished session, its full summary. */
 export function sessionStatus(s: Session, now: number): string {
-  if (s.completion?.summary) return s.completion.summary;
+  if (s.completion?.summary) return [s.completion.summary, ...violationLines(s)].join("\n");
   const lines = [`Session ${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
   const contribs = contributors(s);
   lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);
@@ -331,11 +343,30 @@ export function sessionStatus(s: Session, now: number): string {
         : `Validation (round ${last.round}): failed (${clip(last.outcome.error, 100)}).`
       : "Validation: not yet.",
   );
+  lines.push(...violationLines(s));
   if (s.phase === "reasoning") lines.push(`Proposals: ${s.proposals.length} of ${s.solvers.length} asked.`);
   const waiting = waitingLine(s, now);
   if (waiting) lines.push(waiting);
   if (s.completion) lines.push(`Ended: ${s.completion.status}${s.completion.reason ? ` (${clip(s.completion.reason, 200)})` : ""}.`);
   return lines.join("\n");
+}
+
+/** How many violations `mfr-status <id>` lists; the room line names three and points here for the rest. */
+const STATUS_VIOLATIONS = 10;
+
+/** The violations of the last validation, when it failed: what the room line's "and N more" points to. */
+function violationLines(s: Session): string[] {
+  const last = s.validations[s.validations.length - 1];
+  if (!last?.outcome.ok || last.outcome.analysis.conforms) return [];
+  const violations = last.outcome.analysis.findings.filter((f) => f.severity === "Violation");
+  const shown = violations.slice(0, STATUS_VIOLATIONS);
+  if (shown.length === 0) return [];
+  const rest = violations.length - shown.length;
+  return [
+    `Violations (round ${last.round}):`,
+    ...shown.map((f) => `  ${clip(findingLine(s, f).replace(/^Violation: /, ""), 240)}`),
+    ...(rest > 0 ? [`  … and ${rest} more.`] : []),
+  ];
 }
 
 /** What a running session waits for, from whom, and until when (the window's timeout, or a quiet period). */

@@ -316,7 +316,7 @@ function onAnalysis(session: Session, version: number, outcome: AnalysisOutcome,
     startFixRound(session, analysis, result, s);
     return;
   }
-  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, null));
+  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, null, analysis.findings));
   complete(session, "failed", `${violationsReason(session, analysis.violations)} ${analysis.summary} ${nextStepsAfterViolations()}`, s);
 }
 
@@ -375,8 +375,9 @@ function startFixRound(session: Session, analysis: ModelAnalysis, result: Broadc
   session.expectedAgents = Object.keys(issues);
   session.phase = "collecting";
   s.log("info", "fix round", { sessionId: session.id, fixRound: session.round - 1, of: session.settings.maxFixRounds, round: session.round, agents: Object.keys(issues) });
-  // The validation result's line announces the fix round; who must fix what goes to the log room.
-  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, Object.keys(issues).length));
+  // The validation result's line announces the fix round and names the first violations; the
+  // full list of who must fix what goes to the log room.
+  s.broadcast(result, say.violationsBody(session, analysis.violations, analysis.warnings, Object.keys(issues).length, analysis.findings));
   s.say(say.fixDetail(session), "log");
   requestContributions(session, s);
 }

@@ -100,6 +100,10 @@ describe("MFR sessions over a real room", () => {
     expect(json(first).conforms).toBe(false);
     const results = json(first).results as Array<{ severity: string; agent?: string; message: string }>;
     expect(results.some((r) => r.severity === "Violation" && r.agent === "planner")).toBe(true);
+    // The room line names the violations, what, on which item and whose: marked as status, since it names an agent.
+    expect(first.body).toMatch(new RegExp(`^\\[MFR\\] Session ${sessionId}: the model has \\d+ violations?; fix round 1 of 2: 1 agent asked to fix`));
+    expect(first.body).toMatch(/Violations: .+ on #delivered \(planner\)/);
+    expect(first.body).not.toContain("\n");
     const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && json(m).round === 2);
     expect(json(fix).requestedAgents).toEqual(["planner"]);
     expect(Object.keys(json(fix).issues as object)).toEqual(["planner"]);

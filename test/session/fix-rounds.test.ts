@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelAnalysis } from "../../src/session/types.js";
+import { sessionStatus } from "../../src/session/report.js";
 import {
   Driver,
   broadcasts,
@@ -49,11 +50,32 @@ describe("fix rounds", () => {
     // fix-round request needs no line of its own; who fixes what goes to the log room.
     const [result, fixRequest] = ofKind(effects, "broadcast");
     expect(ofKind(effects, "broadcast").map((b) => b.message.type)).toEqual(["ModelValidationResult", "ModelContributionRequest"]);
-    expect(result?.body).toBe("Session s1: the model has 3 violations and 1 warning; fix round 1 of 2: 2 agents asked to fix, open for 30 s.");
+    // It names the violations, what and whose (the warning is not one), so it is marked as status.
+    expect(result?.body).toBe(
+      "[MFR] Session s1: the model has 3 violations and 1 warning; fix round 1 of 2: 2 agents asked to fix, open for 30 s. " +
+        "Violations: Entity has no mfr:entityType on urn:e1 (alice); Action has two names on urn:a1 (bob); Goal has no label on urn:g1 (alice).",
+    );
     expect(fixRequest?.body).toBeUndefined();
     expect(says(effects, "primary")).toEqual([]);
     expect(says(effects, "log")[0]?.text).toContain("alice: Entity has no mfr:entityType (urn:e1, mfr:entityType)");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);
+  });
+
+  it("names three violations in the room line, counts the rest, and mfr-status lists them", () => {
+    const d = collectedFrom(["alice", "bob"], 0);
+    const analysis = violating(
+      ["a", "b", "c", "d", "e"].map((x) => finding({ agents: [x < "c" ? "alice" : "bob"], message: `Goal ${x} has no statement`, focusNode: `http://purl.org/stuff/mfr/session/s1/goal-${x}` })),
+    );
+    const effects = d.advance(500).answer("s1", ok(analysis));
+    // No fix round is left: the same line, then the session fails; IRIs of the session read short.
+    expect(onlyBroadcast(effects, "ModelValidationResult")).toBeDefined();
+    expect(ofKind(effects, "broadcast")[0]?.body).toBe(
+      "[MFR] Session s1: the model has 5 violations; no fix rounds are left (0 allowed). " +
+        "Violations: Goal a has no statement on goal-a (alice); Goal b has no statement on goal-b (alice); Goal c has no statement on goal-c (bob); and 2 more: mfr-status s1",
+    );
+    const status = sessionStatus(d.session(), d.now);
+    expect(status).toContain("Violations (round 1):");
+    for (const x of ["a", "b", "c", "d", "e"]) expect(status).toContain(`Goal ${x} has no statement (goal-${x},`);
   });
 
   it("assigns a violation that names no agent to every contributor", () => {

@@ -69,8 +69,23 @@ describe("unknown commands said to the coordinator", () => {
     expect(parseCommand("Coordinator, frobnicate now", room)).toEqual({ unknown: { word: "frobnicate", suggestion: undefined } });
   });
 
-  it("room chatter that does not address the coordinator stays chatter", () => {
-    expect(parseCommand("mfr-statsu", room)).toEqual({ notACommand: true });
-    expect(parseCommand("hello everyone", room)).toEqual({ notACommand: true });
+  it("in 1:1 chat a bare tail, or a typo of one, means its mfr- command; a word near none gets no guess", () => {
+    expect(parseCommand("stauts", direct)).toEqual({ unknown: { word: "stauts", suggestion: "mfr-status" } });
+    expect(parseCommand("lsit", direct)).toEqual({ unknown: { word: "lsit", suggestion: "mfr-list" } });
+    // `help` is four letters: one edit from it is a guess, two (`hello`) is not.
+    expect(parseCommand("hello", direct)).toEqual({ unknown: { word: "hello", suggestion: undefined } });
+  });
+
+  it("in the room, a line starting with a misspelt command word is answered like one said to the coordinator", () => {
+    expect(parseCommand("mfr-statsu", room)).toEqual({ unknown: { word: "mfr-statsu", suggestion: "mfr-status" } });
+    expect(parseCommand("mfr-strat test problem", room)).toEqual({ unknown: { word: "mfr-strat", suggestion: "mfr-start" } });
+    expect(parseCommand("hepl", room)).toEqual({ unknown: { word: "hepl", suggestion: "help" } });
+    expect(parseCommand("mfr-frobnicate", room)).toEqual({ unknown: { word: "mfr-frobnicate", suggestion: undefined } });
+  });
+
+  it("room chatter that is not a misspelt command stays chatter", () => {
+    for (const chatter of ["hello everyone", "frobnicate now", "agent smith is here", "lost my keys", "stars are out", "I think mfr-status is broken", "mfr is the method"]) {
+      expect(parseCommand(chatter, room), chatter).toEqual({ notACommand: true });
+    }
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * The room line of a model that failed validation names its first violations (what, on which
+ * item, whose), whatever agents wrote into them: one line, XML-safe, bounded in bytes, three
+ * findings named at most, and "and N more: mfr-status <id>" exactly when there are more.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FINDING_MAX, FINDINGS_NAMED, findingWords } from "../../src/session/findings-line.js";
+import { sessionBaseIri } from "../../src/protocol/vocab.js";
+import { protocolStanzas } from "../../src/protocol/outbound.js";
+import { textWireBytes } from "../../src/xmpp/stanza.js";
+import type { Broadcast, ValidationFinding } from "../../src/session/types.js";
+import { ALL_FORBIDDEN, forbiddenCodePoints } from "../support/forbidden-chars.js";
+import { Driver, finding, ok, settings, violating } from "../support/session-fixtures.js";
+
+/** What agents may put in a finding's texts: anything, very long, or hostile on purpose. */
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: "grapheme", maxLength: 300 }),
+  fc.constantFrom(ALL_FORBIDDEN, "a".repeat(5000), "&<>\"'".repeat(200), "line\nbreak\r\n\u2028next", "\uD83D\uDE00".repeat(100), ""),
+);
+const iri = fc.oneof(
+  text,
+  fc.tuple(fc.nat({ max: 3000 }), fc.string()).map(([n, local]) => `http://example.org/${"deep/".repeat(n)}#${local}`),
+  fc.string().map((local) => `${sessionBaseIri("s1")}${local}`),
+);
+const nick = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "binary", maxLength: 40 }), fc.constant("n".repeat(1023)), fc.constant(ALL_FORBIDDEN));
+const aFinding: fc.Arbitrary<ValidationFinding> = fc.record({
+  severity: fc.constantFrom("Violation", "Violation", "Violation", "Warning", "Info") as fc.Arbitrary<ValidationFinding["severity"]>,
+  focusNode: iri,
+  message: text,
+  agents: fc.array(nick, { maxLength: 4 }),
+});
+
+/** The line a failed validation of `findings` says, and the message it is the body of, by the real step. */
+function failedValidation(findings: ValidationFinding[], maxFixRounds: number): { body: string; message: Broadcast } {
+  const d = new Driver();
+  d.start({ expectedAgents: ["alice"], settings: settings({ maxFixRounds }) });
+  d.advance(1_000).contribute("s1", "alice");
+  const effects = d.advance(500).answer("s1", ok(violating(findings)));
+  const result = effects.find((e) => e.kind === "broadcast" && e.message.type === "ModelValidationResult");
+  if (result?.kind !== "broadcast" || result.body === undefined) throw new Error("no validation result line");
+  return { body: result.body, message: result.message };
+}
+
+/** The most the line takes on the wire: our own words (under 400 bytes) and three findings escaped at worst (`&` → `&amp;`). */
+const LINE_MAX_WIRE_BYTES = 400 + FINDINGS_NAMED * FINDING_MAX * 5;
+
+describe("the room line of a failed validation", () => {
+  it("is one line, XML-safe, bounded, names min(3, n) violations and counts the rest", () => {
+    const findings = fc.array(aFinding, { maxLength: 8 }).filter((list) => list.some((f) => f.severity === "Violation"));
+    fc.assert(
+      fc.property(findings, fc.constantFrom(0, 1), (list, maxFixRounds) => {
+        const { body, message } = failedValidation(list, maxFixRounds);
+        const violations = list.filter((f) => f.severity === "Violation");
+        const n = violations.length;
+        expect(body).not.toMatch(/[\r\n\u2028\u2029]/);
+        expect(forbiddenCodePoints(body)).toEqual([]);
+        expect(textWireBytes(body)).toBeLessThanOrEqual(LINE_MAX_WIRE_BYTES);
+        expect(body.startsWith("[MFR] Session s1: the model has ")).toBe(true);
+        // The first three violations, in order, each in at most FINDING_MAX characters.
+        let from = 0;
+        for (const f of violations.slice(0, FINDINGS_NAMED)) {
+          const words = findingWords(f, (t) => t.split(sessionBaseIri("s1")).join(""));
+          expect(words.length).toBeLessThanOrEqual(FINDING_MAX);
+          const at = body.indexOf(words, from);
+          expect(at, words).toBeGreaterThan(0);
+          from = at + words.length;
+        }
+        const tail = `; and ${n - FINDINGS_NAMED} more: mfr-status s1`;
+        expect(body.endsWith(tail)).toBe(n > FINDINGS_NAMED);
+        if (n <= FINDINGS_NAMED) expect(body.endsWith(").")).toBe(true);
+        // Still one message within the smallest stanza limit a profile may set.
+        const sent = protocolStanzas(message, body, { room: "room@conference.localhost", now: 0, maxStanzaBytes: 4096, skolemBase: "urn:x:" });
+        expect(sent.ok).toBe(true);
+        if (sent.ok) expect(sent.stanzas).toHaveLength(1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("says what, on which item and whose in a few words; a long IRI keeps its end, a finding nobody owns is everyone's", () => {
+    expect(findingWords(finding({ message: "Entity has no name", focusNode: "urn:e1", agents: ["alice", "bob"] }))).toBe("Entity has no name on urn:e1 (alice and bob)");
+    const long = findingWords(finding({ message: "Goal has no statement", focusNode: `http://example.org/${"x".repeat(200)}#delivered`, agents: ["planner"] }));
+    expect(long).toMatch(/^Goal has no statement on …x+#delivered \(planner\)$/);
+    expect(findingWords(finding({ message: "The model has no Entity", focusNode: "", agents: [] }))).toBe("The model has no Entity (everyone)");
+  });
+});
