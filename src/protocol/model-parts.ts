@@ -15,12 +15,12 @@ import { DataFactory, Parser, Writer, type Quad, type Term } from "n3";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
 import { encodeMessage } from "./codec.js";
-import { rememberedSplit, type PrecomputedSplit, type SplitKey } from "./split-memo.js";
+import { rememberedSplit, type ModelParts, type PrecomputedSplit, type SplitKey } from "./split-memo.js";
 import { Mode, PREFIXES } from "./vocab.js";
 
 const { namedNode, quad } = DataFactory;
 
-export type ModelParts = { ok: true; parts: string[]; triples: number } | { ok: false; error: string };
+export type { ModelParts };
 
 /** Bytes a Turtle text occupies as `<payload>` content on the wire. */
 export function turtleWireBytes(turtle: string): number {

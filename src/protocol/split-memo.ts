@@ -9,7 +9,13 @@
  * Keyed by the model text: V8 hashes a long string by its length, and the model the core
  * sends is the very string the analysis returned, so a lookup is a pointer comparison.
  */
-import type { ModelParts } from "./model-parts.js";
+
+/**
+ * A model cut into parts that each fit one stanza, or why it cannot be cut. Declared here,
+ * beside the memo that keeps them, so that `model-parts.ts` (which computes splits and reads
+ * the memo) and this module do not import each other.
+ */
+export type ModelParts = { ok: true; parts: string[]; triples: number } | { ok: false; error: string };
 
 /** What a split depends on besides the model. */
 export interface SplitKey {
@@ -17,6 +23,7 @@ export interface SplitKey {
   skolemBase: string;
 }
 
+/** A split the model worker worked out, with what it depends on. */
 export interface PrecomputedSplit extends SplitKey {
   parts: ModelParts;
 }
@@ -37,6 +44,7 @@ export function rememberSplits(turtle: string, splits: readonly PrecomputedSplit
   }
 }
 
+/** The split remembered for this model and key, if the model worker worked it out. */
 export function rememberedSplit(turtle: string, key: SplitKey): ModelParts | undefined {
   return memo.get(turtle)?.find((s) => s.maxPartWireBytes === key.maxPartWireBytes && s.skolemBase === key.skolemBase)?.parts;
 }
