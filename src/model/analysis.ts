@@ -17,6 +17,7 @@ import { modelForSolvers, sessionPrefixes } from "./serialize.js";
 import { validateModel, withFindings, type ValidationFinding } from "./validate.js";
 import type { ValidationOutcome } from "./validate.js";
 
+/** One contribution as the analysis receives it: the agent's Turtle, unparsed, and the graph it goes into. */
 export interface ContributionText {
   agent: string;
   /** The named graph that will hold this contribution; one per contribution. */
@@ -24,6 +25,11 @@ export interface ContributionText {
   turtle: string;
 }
 
+/**
+ * Everything one analysis needs, as plain data that crosses to the model worker. Contributions
+ * are merged in the order given (the session core sends them oldest first); a contribution
+ * over `maxTriplesPerContribution` is left out as a parse error.
+ */
 export interface AnalysisJob {
   sessionId: string;
   problemDescription: string;
@@ -34,6 +40,10 @@ export interface AnalysisJob {
   maxTriplesPerContribution: number;
 }
 
+/**
+ * What `analyseModel` finds for one job: validation, the merged model for solvers, counts and
+ * the formal part. Contributions that could not be read are listed, not fatal; the rest are merged.
+ */
 export interface ModelAnalysis {
   validation: ValidationOutcome;
   /** The union of all graphs as Turtle: the model handed to solvers. */

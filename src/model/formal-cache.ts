@@ -14,6 +14,10 @@ interface Entry {
   chars: number;
 }
 
+/**
+ * A least-recently-used cache of formal models by digest, one per model worker thread, bounded
+ * by `maxChars` of JSON (the newest model is kept even over the bound). Not shared across threads.
+ */
 export class FormalModelCache {
   /** Insertion order is use order: the first entry is the least recently used. */
   private readonly entries = new Map<string, Entry>();

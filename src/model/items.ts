@@ -7,8 +7,10 @@ import type { Term } from "n3";
 import type { QuadQueries } from "./quad-store.js";
 import { Mfr, RDF_TYPE, RDFS } from "../protocol/vocab.js";
 
+/** The five kinds of typed item, named as ItemCounts' fields (session/types.ts). */
 export type ItemKind = "entities" | "stateVariables" | "actions" | "constraints" | "goals";
 
+/** One row of ITEM_KINDS: how an item of a kind is recognised (its class) and linked from the ProblemModel. */
 export interface ItemKindInfo {
   kind: ItemKind;
   /** The rdf:type that marks an item of this kind. */

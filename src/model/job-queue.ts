@@ -8,21 +8,28 @@
 /** Lower runs first (model-worker.ts, `rankOf`). */
 export type Rank = 0 | 1 | 2;
 
+/** What the queue needs of a job: its rank, and its key (jobs of one session share one, so they run in order). */
 export interface Queued {
   rank: Rank;
   /** Jobs with the same key run one at a time, in the order they were asked for. */
   key: string | undefined;
 }
 
+/**
+ * The waiting jobs of the model pool: lower rank first, oldest first within a rank, and never
+ * two jobs of one key at once nor out of order. Owned by ModelWorker; not thread-safe (one event loop).
+ */
 export class JobQueue<J extends Queued> {
   private readonly lines: [J[], J[], J[]] = [[], [], []];
   private readonly byKey = new Map<string, J[]>();
   private count = 0;
 
+  /** How many jobs wait, of every rank (running jobs are not counted: they were taken out). */
   get length(): number {
     return this.count;
   }
 
+  /** Queues a job behind every waiting job of its rank and, if it has a key, behind the earlier jobs of that key. */
   push(job: J): void {
     this.lines[job.rank].push(job);
     if (job.key !== undefined) {

@@ -27,6 +27,10 @@ export interface ProblemModelInfo {
   coordinatorGraphIri: string;
 }
 
+/**
+ * The merged model: every contribution's quads in its own graph, and the coordinator's graph
+ * linking the ProblemModel node to each typed item (any graph's). Made only by the merge functions here.
+ */
 export interface MergedModel {
   store: QuadStore;
   problemModelIri: string;
@@ -46,6 +50,11 @@ export function problemModelIriFor(baseIri: string): string {
   return `${baseIri}${baseIri.endsWith("/") ? "" : "/"}problem-model`;
 }
 
+/**
+ * Merges parsed contributions into a new store (for callers holding quads, e.g. the TriG export):
+ * same result as parsing into one store and calling `completeMerge`. Quads are added as given;
+ * a triple sent twice in one graph is held once.
+ */
 export function mergeContributions(info: ProblemModelInfo, contributions: readonly ContributionGraph[]): MergedModel {
   const store = new ModelStore();
   for (const contribution of contributions) {

@@ -26,6 +26,7 @@ import { JobQueue, type Rank } from "./job-queue.js";
 
 export type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest } from "./worker-protocol.js";
 
+/** How the pool is sized and bounded; `shapesPath` and `timeoutMs` are required, the rest have defaults. */
 export interface ModelWorkerOptions {
   /** The SHACL shapes file (see `defaultShapesPath()` in shapes.ts). */
   shapesPath: string;
@@ -45,8 +46,11 @@ export interface ModelWorkerOptions {
 
 /** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
 export type JobFailure = { ok: false; error: string; timedOut?: true };
+/** The answer to `analyse`: the analysis and the digests of what the worker stored, or why it failed. */
 export type AnalyseAnswer = ({ ok: true; analysis: AnalysedModel } & Stored<StoredAnalysis>) | JobFailure;
+/** The answer to `check`: the contribution's check and the digest of its stored text, or why it failed. */
 export type CheckAnswer = ({ ok: true; check: ContributionCheck } & Stored<string>) | JobFailure;
+/** The answer to `verify`: the plan's verdict, or why it could not be had (a failed job is not an invalid plan). */
 export type VerifyAnswer = { ok: true; verification: Verification } | JobFailure;
 
 /** When a job is asked for: which jobs it must keep order with, and who hears when it starts. */
@@ -142,6 +146,10 @@ function rankOf(request: WorkerRequest): Rank {
   return chars <= SMALL_VALIDATION_CHARS ? 0 : 2;
 }
 
+/**
+ * The pool of model threads the shell owns, one per coordinator (see the header for its rules).
+ * Every method answers; none throws or rejects: failures come back as `{ ok: false }`.
+ */
 export class ModelWorker {
   private readonly options: ModelWorkerOptions;
   private readonly size: number;

@@ -17,6 +17,7 @@ import type { ParseError } from "./syntax-error.js";
 
 export type { ParseError } from "./syntax-error.js";
 
+/** How one contribution is read: where relative IRIs resolve, which graph holds it, and its size limit. */
 export interface ParseOptions {
   /** Absolute http(s) IRI, one per session, ideally ending in `/`. */
   baseIri: string;
@@ -31,6 +32,7 @@ export interface ParseOptions {
   blankNodePrefix?: string;
 }
 
+/** The options of `parseInto`/`addParsed`, which write into a shared store rather than return a fresh set. */
 export interface ParseIntoOptions extends ParseOptions {
   /**
    * Which of the parsed quads to return (all by default). The store gets every one either
@@ -40,6 +42,10 @@ export interface ParseIntoOptions extends ParseOptions {
   keep?: (quad: Quad) => boolean;
 }
 
+/**
+ * A parse's result: the quads and the count of distinct triples, or a ParseError for the agent.
+ * Never thrown: bad Turtle, an empty text and one over the limit all come back as `ok: false`.
+ */
 export type ParseOutcome =
   | { ok: true; quads: Quad[]; tripleCount: number }
   | { ok: false; error: ParseError };

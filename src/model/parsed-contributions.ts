@@ -27,6 +27,10 @@ interface Entry {
   quads: Quad[];
 }
 
+/**
+ * The worker's small cache of checked contributions (see the header), least recently used
+ * out, bounded by entries and by quads held. One per model thread; a miss is never an error.
+ */
 export class ParsedContributions {
   /** By base and graph IRI (one per agent of a session); insertion order is use order. */
   private readonly entries = new Map<string, Entry>();

@@ -78,6 +78,11 @@ function keyOf(term: RDF.Term): string {
   return term.termType === "NamedNode" && MARKED_IRI.test(term.value) ? `<${term.value}>` : id;
 }
 
+/**
+ * The quad store of one model analysis (see the header): a set of quads (a repeat is not
+ * added), answering QuadQueries in n3's order. A pattern's `null` matches anything; a term
+ * never added matches nothing. One event loop only; not shared between threads.
+ */
 export class ModelStore implements QuadStore {
   /** Term key → id; `terms[id]` is the term as first added. */
   private readonly ids = new Map<string, number>();
@@ -104,14 +109,17 @@ export class ModelStore implements QuadStore {
     for (const quad of quads) this.addQuad(quad);
   }
 
+  /** Distinct quads held, over every graph. */
   get size(): number {
     return this.count;
   }
 
+  /** Adds each quad in order, repeats skipped (as `addQuad`). */
   addQuads(quads: Quad[]): void {
     for (const quad of quads) this.addQuad(quad);
   }
 
+  /** Adds one quad: true if it is new, false if the same quad (graph included) is held already. Drops the indexes. */
   addQuad(quad: Quad): boolean {
     // Numbered graph first, then subject, predicate, object: n3's order, hence its answers' order.
     const g = this.idFor(quad.graph);
@@ -141,6 +149,7 @@ export class ModelStore implements QuadStore {
     return true;
   }
 
+  /** How many quads match the pattern; all-wildcard counts (per graph or in all) are read without an index. */
   countQuads(subject: RDF.Term | null, predicate: RDF.Term | null, object: RDF.Term | null, graph: RDF.Term | null): number {
     if (isWildcard(subject) && isWildcard(predicate) && isWildcard(object)) {
       if (isWildcard(graph)) return this.count;
@@ -150,6 +159,7 @@ export class ModelStore implements QuadStore {
     return this.matching(subject, predicate, object, graph).length;
   }
 
+  /** The quads matching the pattern, in n3's order, as new quad objects holding the terms as first added. */
   getQuads(subject: RDF.Term | null, predicate: RDF.Term | null, object: RDF.Term | null, graph: RDF.Term | null): Quad[] {
     const found = this.matching(subject, predicate, object, graph);
     const quads = new Array<Quad>(found.length);
@@ -165,16 +175,19 @@ export class ModelStore implements QuadStore {
     return quads;
   }
 
+  /** The distinct subjects of the matching quads, in n3's order. */
   getSubjects(predicate: RDF.Term | null, object: RDF.Term | null, graph: RDF.Term | null): Quad_Subject[] {
     return this.distinct(this.matching(null, predicate, object, graph), this.s, true) as Quad_Subject[];
   }
 
+  /** The distinct objects of the matching quads, in n3's order (predicate by predicate for a subject bound alone). */
   getObjects(subject: RDF.Term | null, predicate: RDF.Term | null, graph: RDF.Term | null): Quad_Object[] {
     // n3 lists a subject's objects predicate by predicate (its subject index), else by object.
     const byTermOrder = !(!isWildcard(subject) && isWildcard(predicate));
     return this.distinct(this.matching(subject, predicate, null, graph), this.o, byTermOrder) as Quad_Object[];
   }
 
+  /** The distinct graphs of the matching quads, in n3's order. */
   getGraphs(subject: RDF.Term | null, predicate: RDF.Term | null, object: RDF.Term | null): Quad_Graph[] {
     return this.distinct(this.matching(subject, predicate, object, null), this.g, true) as Quad_Graph[];
   }

@@ -16,6 +16,7 @@ import type { AnalysedModel, WorkerReply } from "./worker-protocol.js";
 /** One text of an analysis reply: a model part of one of its splits, or a slice of its Turtle. */
 export type ReplyPiece = { id: number; kind: "piece"; text: string } & ({ split: number } | { turtle: true });
 
+/** Where a reply is cut into pieces (characters); tests pass small sizes to make pieces of small replies. */
 export interface PieceSizes {
   /** Slices of the Turtle at most this long (characters). */
   turtleSlice: number;
@@ -63,6 +64,7 @@ export class ReplyPieces {
     return this.turtle === "" && this.parts.size === 0;
   }
 
+  /** Takes in one piece of this job's reply; pieces of one kind must come in the order they were sent. */
   add(piece: ReplyPiece): void {
     if ("turtle" in piece) {
       this.turtle += piece.text;

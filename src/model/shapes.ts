@@ -12,10 +12,12 @@ export const SHAPES_NS = "urn:x-mfr-coordinator:shapes#";
 /** The shape for the merged model as a whole; it gets its target per session. */
 export const PROBLEM_MODEL_SHAPE = `${SHAPES_NS}ProblemModelShape`;
 
+/** The shapes from Turtle text, in an n3 Store; throws on text that is not Turtle. */
 export function parseShapes(turtle: string): Store {
   return new Store(new Parser({ format: "text/turtle" }).parse(turtle));
 }
 
+/** The shapes from a Turtle file (read synchronously, once per model thread at start); throws if unreadable. */
 export function loadShapes(path: string): Store {
   return parseShapes(readFileSync(path, "utf8"));
 }

@@ -31,6 +31,15 @@ interface N3ErrorContext {
 
 const EXCERPT_WIDTH = 60;
 
+/**
+ * Phrases an error thrown by n3 while parsing `text` for the agent: line and column (1-based)
+ * where n3 gives them, a hint at the usual cause, and an excerpt of the line. Never throws;
+ * an error it cannot place (not an Error, or no line) is said as it is, with line and column null.
+ * @example
+ * // n3's error for line 3 `<#b> a ex:Thing .`, with no `@prefix ex:`, becomes the message
+ * // 'Turtle syntax error at line 3, column 8: Undefined prefix "ex:". Declare the prefix before
+ * // using it, e.g. @prefix ex: <…> . Near: <#b> a ex:Thing .'
+ */
 export function describeSyntaxError(error: unknown, text: string): ParseError {
   if (!(error instanceof Error)) {
     return { message: `The Turtle could not be parsed: ${String(error)}`, line: null, column: null };

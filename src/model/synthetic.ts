@@ -6,6 +6,11 @@
 /** Triples per generated unit (see `unit` below); sizes are approximate to one unit. */
 const TRIPLES_PER_UNIT = 23;
 
+/**
+ * A valid Turtle contribution of about `approxTriples` triples (whole units of 23, at least one)
+ * whose IRIs all contain `agent`, so contributions of different agents do not overlap.
+ * Deterministic: same arguments, same text. Not for real sessions.
+ */
 export function syntheticContribution(agent: string, approxTriples: number): string {
   const units = Math.max(1, Math.round(approxTriples / TRIPLES_PER_UNIT));
   const lines = [

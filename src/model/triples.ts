@@ -5,10 +5,12 @@
 import { termToId } from "n3";
 import type { Quad } from "n3";
 
+/** A quad's statement as a string, its graph left out: equal keys are the same fact in any graph. */
 export function tripleKey(q: Quad): string {
   return `${termToId(q.subject)} ${termToId(q.predicate)} ${termToId(q.object)}`;
 }
 
+/** The quads with each statement once (graphs ignored), the first of each kept, in order. */
 export function distinctTriples(quads: Iterable<Quad>): Quad[] {
   const seen = new Set<string>();
   const distinct: Quad[] = [];

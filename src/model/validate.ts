@@ -19,8 +19,10 @@ import { validateShacl } from "./shacl/engine.js";
 import type { ShaclResult } from "./shacl/result.js";
 import { PROBLEM_MODEL_SHAPE } from "./shapes.js";
 
+/** A SHACL result's severity by its local name; only `Violation` makes a model not conform. */
 export type Severity = "Violation" | "Warning" | "Info";
 
+/** One SHACL result, phrased for people and attributed to agents; the session core and its reports read these. */
 export interface ValidationFinding {
   severity: Severity;
   /** IRIs as they are; blank nodes as `_:id "name"`. */
@@ -32,6 +34,7 @@ export interface ValidationFinding {
   agents: string[];
 }
 
+/** A model's validation: its findings, Violations first, the counts, and the summary people read. */
 export interface ValidationOutcome {
   /** True when there is no Violation; warnings never block. */
   conforms: boolean;
@@ -46,6 +49,11 @@ const SH_MESSAGE = DataFactory.namedNode(`${SH}message`);
 
 const SEVERITY_ORDER: Record<Severity, number> = { Violation: 0, Warning: 1, Info: 2 };
 
+/**
+ * Validates a merged model against `shapes` (see the header), the whole-model shape aimed at
+ * this session's ProblemModel node only. Same model and shapes, same findings in the same
+ * order; a stable sort keeps the engine's order within a severity.
+ */
 export async function validateModel(model: MergedModel, shapes: Store): Promise<ValidationOutcome> {
   // The whole-model shape judges only this session's ProblemModel node (see shapes.ts).
   const report = await validateShacl(shapes, model.store, [

@@ -77,6 +77,7 @@ export type ContributionCheck =
   | { ok: true; tripleCount: number; counts: ItemCounts }
   | { ok: false; error: ParseError };
 
+/** A job as posted to a model thread; `id` pairs it with its reply. Plain data: it is copied between threads. */
 export type WorkerRequest =
   /** `splits`: the part sizes the model will be sent in, split here rather than on the main thread. */
   | { id: number; kind: "analyse"; job: AnalysisJob; splits?: SplitKey[] }
@@ -89,6 +90,11 @@ export interface NextPiece {
   id: number;
 }
 
+/**
+ * A model thread's messages to the pool: `ready` (or `startup-failed`) once after loading,
+ * then one reply per request, paired by `id`; a large analysis reply is preceded by its
+ * pieces (reply-pieces.ts), which are not WorkerReplies.
+ */
 export type WorkerReply =
   | { kind: "ready" }
   | { kind: "startup-failed"; error: string }

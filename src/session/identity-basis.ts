@@ -32,7 +32,6 @@ export function basisChangeExplains(session: Session, heldIdentity: string | und
   return now !== undefined && then !== undefined && then !== now && now === session.identityBasis;
 }
 
-/** The step of an `identity-basis` input: the basis is recorded for the rules; nothing is said in the room. */
 /**
  * The basis a session knows for its room: the one announced last, or else the one its newest
  * contribution or proposal was recorded on (older logs, and sessions never told: undefined).
@@ -47,6 +46,10 @@ export function knownBasis(session: Session): IdentityBasis | undefined {
   return undefined;
 }
 
+/**
+ * The step of an `identity-basis` input: the basis is recorded for the rules; nothing is said
+ * in the room. Announcing the basis already known changes nothing (logged at debug only).
+ */
 export function onIdentityBasis(session: Session, input: Extract<Input, { kind: "identity-basis" }>, s: Step): void {
   const from = knownBasis(session) ?? null;
   if (from === input.basis) {

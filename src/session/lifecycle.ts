@@ -19,6 +19,11 @@ export function beginCollecting(session: Session, agents: string[] | null, expec
   requestContributions(session, s);
 }
 
+/**
+ * Asks for contributions to the current round and opens its window (contributionTimeoutMs).
+ * Round 1 carries the line that says the session started; a fix round's request carries the
+ * issues to fix and no body, since the validation result's line already announced it.
+ */
 export function requestContributions(session: Session, s: Step): void {
   const fixRound = session.round > 1;
   s.broadcast(
@@ -54,7 +59,7 @@ export function complete(session: Session, status: CompletionStatus, reason: str
   s.log("info", "session complete", { sessionId: session.id, status, reason });
 }
 
-
+/** The list without repeats, compared case-insensitively (nicks); the first spelling and the order are kept. */
 export function dedupe(list: readonly string[]): string[] {
   const seen = new Set<string>();
   return list.filter((a) => (seen.has(a.toLowerCase()) ? false : (seen.add(a.toLowerCase()), true)));

@@ -14,6 +14,10 @@ import { localName, type InformalCount } from "../formal/index.js";
 
 const SUMMARY_MAX_LINES = 15;
 
+/**
+ * The typed items of a contribution or model in words, zero counts left out.
+ * @example describeCounts({ entities: 2, stateVariables: 0, actions: 1, constraints: 0, goals: 1 }) // "2 entities, 1 action, 1 goal"
+ */
 export function describeCounts(c: ItemCounts): string {
   const parts = [
     c.entities && plural(c.entities, "entity", "entities"),
@@ -211,10 +215,12 @@ export function noSolutionReason(s: Session): string {
   return parts.join(" ");
 }
 
+/** Why a session failed when its model still violates the shapes after the last allowed fix round (mfr:maxFixRounds). */
 export function violationsReason(s: Session, violations: number): string {
   return `The model still has ${plural(violations, "violation")} after ${plural(s.settings.maxFixRounds, "fix round")}.`;
 }
 
+/** What people can do after a session failed on violations; ends the completion's reason. */
 export function nextStepsAfterViolations(): string {
   return "Next: fix the contributions named above and start again with mfr-start, or raise mfr:maxFixRounds.";
 }

@@ -14,6 +14,7 @@
  */
 export type EvidenceKind = "profile" | "disco" | "protocol" | "consensus";
 
+/** The evidence kinds strongest first, as the comment on EvidenceKind ranks them; lists of evidence are shown in this order. */
 export const EVIDENCE_ORDER: readonly EvidenceKind[] = ["profile", "disco", "protocol", "consensus"];
 
 /** One occupant that may be asked to work. */
@@ -35,6 +36,10 @@ export interface Candidate {
   needsApproval: boolean;
 }
 
+/**
+ * What a candidate says it can do, as text the selection matches problem words against
+ * (selection-match.ts). Every field is empty ("" or []) when nothing is declared.
+ */
 export interface Declared {
   capabilities: string;
   /** MFR contribution kinds (full IRIs). */
@@ -44,6 +49,10 @@ export interface Declared {
   modes: string;
 }
 
+/**
+ * The room at the time of one input, carried in the logged input so that choosing agents
+ * stays a pure function of the log (replay chooses as live did). Built by the shell.
+ */
 export interface RoomView {
   /** Present occupants that may be asked: not the coordinator, not the Chair, not known people. */
   candidates: Candidate[];

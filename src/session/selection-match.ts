@@ -29,6 +29,7 @@ import { declaresSomething, type Candidate, type RoomView } from "./room-view.js
 import { humanise, stemsOf, wordsOf, type Word } from "./selection-words.js";
 import type { SelectionOption, SelectionOutcome } from "./types.js";
 
+/** Limits of selectFromRoom; each is optional, and a limit below 1 counts as 1. */
 export interface SelectionOptions {
   /** Nicks never to choose (e.g. agents that have left). */
   exclude?: string[];
@@ -68,6 +69,11 @@ const DEFAULT_MAX_OPTIONS = 12;
 /** Words named per explanation line; a line stays a line. */
 const MAX_WORDS_EXPLAINED = 6;
 
+/**
+ * Chooses agents for `problem` among the room's candidates by the rules in this file's
+ * header: `chosen`, `unclear` (a person picks from numbered options) or `everyone`.
+ * Pure: same problem, room and options, same outcome; replay relies on it.
+ */
 export function selectFromRoom(problem: string, room: RoomView, opts: SelectionOptions = {}): SelectionOutcome {
   const maxAgents = Math.max(1, opts.maxAgents ?? DEFAULT_MAX_AGENTS);
   const maxOptions = Math.max(1, opts.maxOptions ?? DEFAULT_MAX_OPTIONS);

@@ -24,6 +24,11 @@ const MAX_NOTES = 50;
 type StartInput = Extract<Input, { kind: "start" }>;
 type DebateInput = Extract<Input, { kind: "debate" }>;
 
+/**
+ * Opens the `selecting` phase of a new session (called by the start rule when the input asks
+ * to choose agents, or some present agents need approval): a Chair's debate with a deadline,
+ * a selection from the room carried in the input, or everyone with approval asked first.
+ */
 export function startSelection(session: Session, input: StartInput, s: Step): void {
   session.phase = "selecting";
   const choose = input.choose;
@@ -133,6 +138,11 @@ function fromTheChair(selection: Selection, from: Participant): boolean {
   return selection.chair !== null && sameAgent(selection.chair, from.nick);
 }
 
+/**
+ * A line of the Chair's debate. Positions, supports and objections are noted (at most 50);
+ * only the Chair's own `consensus` or `no-consensus` ends the debate. Outside a debate, or from
+ * someone else under the Chair's nick, the line is logged and ignored.
+ */
 export function onDebateLine(session: Session, input: DebateInput, s: Step): void {
   const selection = session.selection;
   if (session.phase !== "selecting" || selection?.stage !== "debating") {
@@ -189,6 +199,11 @@ function onConsensus(session: Session, selection: Selection, line: Extract<Debat
   askApprovalOrBegin(session, selection, s);
 }
 
+/**
+ * A person picks numbered options of the open clarification question (or `all`). Only one who
+ * may steer the session is heard; a number not offered is answered with the valid range and
+ * nothing is chosen.
+ */
 export function onChoice(session: Session, input: Extract<Input, { kind: "choice" }>, s: Step): void {
   const selection = session.selection;
   if (session.phase !== "selecting" || selection?.stage !== "clarifying") {
@@ -218,6 +233,11 @@ export function onChoice(session: Session, input: Extract<Input, { kind: "choice
   askApprovalOrBegin(session, selection, s);
 }
 
+/**
+ * A person's approve or reject for all the agents that await approval at once: rejected ones
+ * are dropped and the session begins with who is left (none left: it fails). Only one who may
+ * steer the session is heard.
+ */
 export function onApproval(session: Session, input: Extract<Input, { kind: "approval" }>, s: Step): void {
   const selection = session.selection;
   if (session.phase !== "selecting" || selection?.stage !== "approving") {
@@ -270,6 +290,11 @@ export function onDeparture(session: Session, input: Extract<Input, { kind: "dep
   if (selection.awaitingApproval.length === 0) begin(session, selection, s);
 }
 
+/**
+ * The selection deadline (debateTimeoutMs) passed: a debate falls back to selection from the
+ * room, an unanswered question ends the session as timed out, and agents still awaiting
+ * approval are left out (no yes means no).
+ */
 export function onSelectionDeadline(session: Session, input: Extract<Input, { kind: "deadline" }>, s: Step): void {
   const selection = session.selection;
   if (!selection) return;

@@ -21,6 +21,11 @@ function pick<T>(list: readonly T[], random: () => number): T {
   return list[Math.floor(random() * list.length) % list.length] as T;
 }
 
+/**
+ * A fresh readable id (`amber-fox-42`) that `taken` does not reject. `random` returns values
+ * in [0, 1) like Math.random (the host's default); a fixed one gives fixed ids. After 50 taken
+ * tries a longer base-36 suffix is used, so it never gives up.
+ */
 export function newSessionId(random: () => number, taken: (id: string) => boolean): string {
   for (let attempt = 0; attempt < 50; attempt++) {
     const id = `${pick(ADJECTIVES, random)}-${pick(NOUNS, random)}-${10 + Math.floor(random() * 90)}`;

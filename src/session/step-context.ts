@@ -4,6 +4,7 @@ import type { Broadcast, Effect, Participant } from "./types.js";
 export class Step {
   readonly effects: Effect[] = [];
   constructor(readonly now: number) {}
+  /** Records an effect as it is; the helpers below build the common ones. Effects keep their order. */
   emit(effect: Effect): void {
     this.effects.push(effect);
   }
@@ -15,6 +16,7 @@ export class Step {
   tellAgent(to: Participant, text: string): void {
     this.emit({ kind: "tell", nick: to.nick, text, privately: true, ...(to.room ? { room: to.room } : {}) });
   }
+  /** A line of the coordinator's own in the primary room, or in the log room (detail, not addressed to anyone). */
   say(text: string, room: "primary" | "log" = "primary"): void {
     this.emit({ kind: "say", room, text });
   }
@@ -22,6 +24,7 @@ export class Step {
   broadcast(message: Broadcast, body: string | undefined): void {
     this.emit({ kind: "broadcast", message, body });
   }
+  /** A log record, an effect like any other: the core writes nothing itself; the shell logs it when carrying out the step. */
   log(level: "debug" | "info" | "warn", msg: string, data: Record<string, unknown>): void {
     this.emit({ kind: "log", level, msg, data });
   }

@@ -33,6 +33,7 @@ const MAX_REVALIDATIONS = 3;
 /** The core waits this much longer than the worker's own limit before giving up on it. */
 const VALIDATION_GRACE_MS = 2000;
 
+/** The state before any input: no sessions. Live running and replay both start from it. */
 export function emptySessions(): Sessions {
   return { byId: {} };
 }

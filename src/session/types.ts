@@ -11,11 +11,16 @@ import type { RoomView } from "./room-view.js";
 export type { Severity, ValidationFinding };
 export type { Candidate, EvidenceKind, RoomView } from "./room-view.js";
 
+/** A session's id as people type it (`amber-fox-42`, see session-id.ts); unique among live and archived sessions. */
 export type SessionId = string;
 
 /** Where a session is in the protocol. Every phase but `complete` has a deadline. */
 export type Phase = "selecting" | "collecting" | "validating" | "reasoning" | "complete";
 
+/**
+ * How a session ended, set once (lifecycle.ts `complete`). `solved` follows `isSolved`
+ * (verdicts.ts): a valid plan where the model has a formal part, else a claim of success.
+ */
 export type CompletionStatus = "solved" | "failed" | "timed-out" | "cancelled";
 
 /** Per-session copy of the settings, fixed at start so a replay behaves the same. */
@@ -95,6 +100,11 @@ export interface ContributionParts {
   refusedPart?: number;
 }
 
+/**
+ * An accepted model contribution: one per agent in `Session.contributions` (keyed by nick), a
+ * later one from the same agent replacing it. `receivedAt` is the step's `now` (ms since the
+ * epoch); contributions are merged oldest first.
+ */
 export interface Contribution {
   agent: string;
   agentJid: string | undefined;
@@ -108,6 +118,7 @@ export interface Contribution {
   requested: boolean;
 }
 
+/** A contribution that could not be used (syntax error or refused), kept for reports; at most 50 per session. */
 export interface RejectedContribution {
   agent: string;
   receivedAt: number;
@@ -140,14 +151,20 @@ export interface ModelAnalysis {
   formal?: FormalModel;
 }
 
+/** The model worker's answer for one analysis: the analysis, or why there is none (`timedOut` when the worker ran out of time). */
 export type AnalysisOutcome = { ok: true; analysis: ModelAnalysis } | { ok: false; error: string; timedOut: boolean };
 
+/** One finished validation of a round, in order, for the report: the round, when it answered (ms since the epoch), and what. */
 export interface ValidationRecord {
   round: number;
   at: number;
   outcome: AnalysisOutcome;
 }
 
+/**
+ * What an agent says of its solution, as it sent it: claims, not evidence. Where the plan can be
+ * checked against the model, `Proposal.verification` decides; unknown fields are kept.
+ */
 export interface SolutionBody {
   success: boolean;
   message: string;
@@ -159,6 +176,7 @@ export interface SolutionBody {
   [extra: string]: unknown;
 }
 
+/** An agent's proposed solution: at most one per agent per session, a later one replacing it. */
 export interface Proposal {
   agent: string;
   agentJid: string | undefined;
@@ -171,6 +189,7 @@ export interface Proposal {
   round?: number;
 }
 
+/** How and when (ms since the epoch) a session ended; `summary` is the text of the SessionComplete message. */
 export interface Completion {
   status: CompletionStatus;
   at: number;
@@ -221,13 +240,20 @@ export interface Selection {
   method: string;
 }
 
+/** What a deadline ends: the agent selection, or the contribution, validation or solution window. */
 export type DeadlineKind = "selection" | "contributions" | "validation" | "reasoning";
 
+/** A session's one pending deadline (ms since the epoch); a `deadline` input with another `at` is stale and ignored. */
 export interface Deadline {
   kind: DeadlineKind;
   at: number;
 }
 
+/**
+ * One MFR session, plain data: changed only by the core's step (a new object per step; see
+ * step.ts), logged and archived as it is. Fields marked absent in older logs must stay
+ * optional, so archived sessions still read.
+ */
 export interface Session {
   id: SessionId;
   problem: string;
@@ -410,6 +436,10 @@ export type Broadcast =
       reason: string | undefined;
     };
 
+/**
+ * What a step asks the shell to do, in order. The core does nothing itself: the shell sends,
+ * schedules, runs analyses and logs; a replay may leave any of it out.
+ */
 export type Effect =
   /** A protocol message to the primary room, with a one-line body for people where one is due. */
   | { kind: "broadcast"; message: Broadcast; body: string | undefined }
@@ -430,10 +460,12 @@ export type Effect =
   | { kind: "finished"; sessionId: SessionId }
   | { kind: "log"; level: "debug" | "info" | "warn"; msg: string; data: Record<string, unknown> };
 
+/** Every session the core knows, by id; read an id from outside with `sessionIn` (step.ts), never `byId[id]`. */
 export interface Sessions {
   byId: Record<SessionId, Session>;
 }
 
+/** The result of `step`: the next state (the same object when nothing changed) and the effects to carry out. */
 export interface StepResult {
   state: Sessions;
   effects: Effect[];

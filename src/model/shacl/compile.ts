@@ -18,6 +18,7 @@ import type { Check, ConstraintPlan, PathPlan, ShapePlan, TargetPlan, Validation
 
 const { namedNode, literal } = DataFactory;
 
+/** A compiled plan, or why the shapes need rdf-validate-shacl instead (`unsupported`: a reason for the log). */
 export type CompiledShapes = { ok: true; plan: ValidationPlan } | { ok: false; unsupported: string };
 
 /** Thrown inside the compiler, returned as `unsupported` by compileShapes. */
@@ -99,6 +100,11 @@ const MAX_NODE_CHECKS = 50;
 
 const SHAPE_CLASSES = new Set([`${SH}NodeShape`, `${SH}PropertyShape`, `${SH}Shape`]);
 
+/**
+ * Compiles a shapes graph into a ValidationPlan, reading the shapes only; done once per
+ * shapes store (engine.ts keeps the result). Anything the compiler does not cover comes back as
+ * `unsupported`, never thrown; any other error is a bug and is thrown.
+ */
 export function compileShapes(shapes: Store): CompiledShapes {
   try {
     return { ok: true, plan: new Compiler(shapes).compile() };

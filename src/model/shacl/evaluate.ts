@@ -18,6 +18,11 @@ const SUBCLASS_OF = DataFactory.namedNode(`${RDFS}subClassOf`);
 /** Where failures go: a report, or nowhere when all that matters is whether a node conforms. */
 type Report = ShaclResult[] | null;
 
+/**
+ * The SHACL results of `plan` on `data` (the union of its graphs), with `extraTargets` added
+ * to the shapes' own targets for this run. Reads the store only; the same plan, data and
+ * targets give the same results in the same order.
+ */
 export function runPlan(plan: ValidationPlan, data: QuadQueries, extraTargets: readonly ExtraTarget[] = []): ShaclResult[] {
   return new Evaluation(data).run(plan, extraTargets);
 }

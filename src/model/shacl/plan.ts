@@ -27,14 +27,20 @@ export type Check =
   | { component: "In"; perValue: true; allowed: ReadonlySet<string> }
   | { component: "NodeKind"; perValue: true; termTypes: ReadonlySet<string> };
 
+/** The SHACL constraint components the compiler supports, by their local name (`sh:MinCountConstraintComponent` → `MinCount`). */
 export type ComponentName = Check["component"];
 
+/** One constraint of a shape: the check, and the message texts its results carry. */
 export interface ConstraintPlan {
   check: Check;
   /** The shape's sh:message (or the component's text), placeholders filled in. */
   messages: Term[];
 }
 
+/**
+ * One node or property shape, compiled. Shapes refer to one another (sh:property, sh:or,
+ * qualified shapes), so a plan is a graph of these, each built once per shape node.
+ */
 export interface ShapePlan {
   /** The shape node in the shapes graph. */
   node: Term;
@@ -51,6 +57,7 @@ export interface ShapePlan {
   targets: TargetPlan;
 }
 
+/** A shape's sh:targetClass, sh:targetNode, sh:targetSubjectsOf and sh:targetObjectsOf; all empty for a shape used only from others. */
 export interface TargetPlan {
   classes: Term[];
   nodes: Term[];
@@ -58,6 +65,7 @@ export interface TargetPlan {
   objectsOf: NamedNode[];
 }
 
+/** A whole shapes graph compiled (compile.ts), ready to run on any data store (evaluate.ts); never changed once built. */
 export interface ValidationPlan {
   /** Every shape compiled, by the key of its node (termToId). */
   shapes: ReadonlyMap<string, ShapePlan>;

@@ -8,6 +8,7 @@ import type { Term } from "@rdfjs/types";
 import type SHACLValidator from "rdf-validate-shacl";
 import { renderPath } from "../finding-text.js";
 
+/** One result as SHACL's validation report states it (sh:ValidationResult), with terms, not text: validate.ts phrases it. */
 export interface ShaclResult {
   /** sh:resultSeverity (an IRI; sh:Violation when the shape states none). */
   severity: string;
@@ -24,6 +25,7 @@ export interface ShaclResult {
   messages: Term[];
 }
 
+/** A validation's results and which engine gave them (both give the same results; the differential tests compare them). */
 export interface ShaclOutcome {
   /** True when there is no result at all, of any severity (SHACL's sh:conforms). */
   conforms: boolean;
@@ -32,6 +34,7 @@ export interface ShaclOutcome {
   engine: "compiled" | "rdf-validate-shacl";
 }
 
+/** rdf-validate-shacl's own report, as its `validate` resolves; read only by `resultsOfReport`. */
 export type EngineReport = Awaited<ReturnType<SHACLValidator["validate"]>>;
 
 /** rdf-validate-shacl's report as engine-neutral results. */
