@@ -40,6 +40,7 @@ export interface ArchivedSession extends ArchivedSummary {
 /** `model-trig` (the merged model, one named graph per contribution) and `validation` (a report, JSON) are what export reads. */
 export type ArtefactKind = "model-trig" | "validation" | (string & NonNullable<unknown>);
 
+/** One saved artefact as read back: `content` is the text, also when it was stored as a blob; `at` in ms since the epoch. */
 export interface Artefact {
   id: number;
   sessionId: SessionId;
@@ -48,12 +49,17 @@ export interface Artefact {
   content: string;
 }
 
+/** A page of `listArchived`: at most `limit` (a whole number ≥ 0, else RangeError) sessions, newest first. */
 export interface ListArchivedOptions {
   limit: number;
   /** Only sessions started strictly before this instant (ms): the next page after the oldest one shown. */
   before?: number;
 }
 
+/**
+ * What `prune` deletes: archived sessions older than `maxAgeMs` or beyond the newest `maxCount`
+ * (either or both; with neither, no archived session goes), judged at `now` (ms since the epoch).
+ */
 export interface PruneOptions {
   /** Archived sessions completed longer ago than this go. */
   maxAgeMs?: number;
@@ -64,6 +70,10 @@ export interface PruneOptions {
 
 const STATUSES: ReadonlySet<string> = new Set<CompletionStatus>(["solved", "failed", "timed-out", "cancelled"]);
 
+/**
+ * Whether a value is one of the four completion statuses. Guards the archive both ways: a
+ * record with another status is refused on writing, a row with one is reported as corrupt on reading.
+ */
 export function isCompletionStatus(value: unknown): value is CompletionStatus {
   return typeof value === "string" && STATUSES.has(value);
 }

@@ -24,6 +24,7 @@ import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
+/** How `SessionStore.open` opens the store: writable with the data directory's lock (the default), or read-only beside a running coordinator. */
 export interface OpenOptions extends OpenFileOptions {
   /** Clock for archive and artefact timestamps (tests pass a fake one). */
   now?: () => number;
@@ -50,6 +51,11 @@ interface ArchivedRow extends SummaryRow {
   session: string;
 }
 
+/**
+ * The coordinator's one store (see the header): opened with `open`, one writer per data
+ * directory (a process lock), any number of read-only readers. Every write throws once the
+ * store is closed or if it was opened read-only; a corrupt row reads as a StoreError.
+ */
 export class SessionStore {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
@@ -176,6 +182,10 @@ export class SessionStore {
     this.heard.markPresent(room, at);
   }
 
+  /**
+   * The latest instant noted by `markPresent` for the room (it never moves back), or undefined
+   * if none is kept; a join asks the room for history since then when nothing was heard.
+   */
   presentUntil(room: string): number | undefined {
     return this.heard.presentUntil(room);
   }
@@ -262,6 +272,7 @@ export class SessionStore {
     return this.archivedRecord(id)?.session;
   }
 
+  /** An archived session with its summary, its stored texts read back from its events; undefined if not archived. */
   archivedRecord(id: SessionId): ArchivedSession | undefined {
     const row = this.statements.archived.get(id) as ArchivedRow | undefined;
     if (!row) return undefined;
@@ -285,6 +296,7 @@ export class SessionStore {
     return rows.map((row) => this.summaryOf(row));
   }
 
+  /** How many sessions the archive holds (pruned ones are gone). */
   countArchived(): number {
     return (this.statements.countArchived.get() as { n: number }).n;
   }
@@ -377,7 +389,6 @@ export class SessionStore {
     return this.statements.pruneTx({ cutoff, maxCount: maxCount ?? null });
   }
 
-  /** Checkpoints and closes the database, then lets the next coordinator in. Idempotent. */
   /**
    * Copies the whole database to `destination` with SQLite's online backup API: a
    * consistent snapshot taken page by page while this or another connection keeps writing
@@ -389,6 +400,7 @@ export class SessionStore {
     await this.db.backup(destination);
   }
 
+  /** Checkpoints and closes the database, then lets the next coordinator in. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -399,6 +411,7 @@ export class SessionStore {
     }
   }
 
+  /** True when opened with `readonly` (no lock held): every write throws. */
   get isReadonly(): boolean {
     return this.lock === undefined;
   }
