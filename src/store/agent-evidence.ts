@@ -19,6 +19,11 @@ interface Row {
   proposals: number;
 }
 
+/**
+ * The agent-evidence statements on one open database, for SessionStore only: `save` upserts a
+ * row per identity and kind, `load` reads them least recently seen first (rows of a kind no
+ * longer known are skipped), `prune` applies the age and MAX_EVIDENCE_ROWS bounds. Writes are the caller's to guard (closed, read-only).
+ */
 export function prepareEvidence(db: BetterSqlite3.Database) {
   const save = db.prepare(`
     INSERT INTO agent_evidence (identity, kind, nick, first_seen, last_seen, contributions, proposals)

@@ -11,10 +11,12 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SessionStore } from "./session-store.js";
 
+/** Why a backup was not made, in one line the CLI prints; nothing is left at the destination then. */
 export class BackupError extends Error {
   override readonly name = "BackupError";
 }
 
+/** A finished backup: where it is, its size in bytes, and how many sessions it holds. */
 export interface BackupResult {
   path: string;
   bytes: number;
@@ -23,6 +25,11 @@ export interface BackupResult {
   archived: number;
 }
 
+/**
+ * Backs up `store` (writable or read-only) to `destination`, which must not exist: the copy
+ * is checked (SQLite integrity check) and then renamed into place, so the destination is a
+ * whole backup or absent. Every failure is a BackupError; the partial file is removed.
+ */
 export async function backupStore(store: SessionStore, destination: string): Promise<BackupResult> {
   const path = resolve(destination);
   // Never overwrite: a rotation script that reuses a name would otherwise lose its last good copy.

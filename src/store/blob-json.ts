@@ -181,6 +181,7 @@ function eventText(sessionId: string, ref: EventTextRef, readEvent: ReadEventInp
   return value;
 }
 
+/** A row refers to a text in one of its session's events that is not there; SessionStore reports it as a corrupt store. */
 export class MissingEventTextError extends Error {
   override readonly name = "MissingEventTextError";
   constructor(readonly ref: EventTextRef) {
@@ -188,6 +189,7 @@ export class MissingEventTextError extends Error {
   }
 }
 
+/** A row refers to a blob (by digest) that is not stored; SessionStore reports it as a corrupt store. */
 export class MissingBlobError extends Error {
   override readonly name = "MissingBlobError";
   constructor(readonly digest: string) {

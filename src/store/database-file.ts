@@ -32,6 +32,7 @@ const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
  */
 export const QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024;
 
+/** How the store file is opened; `quickCheckMaxBytes` (default QUICK_CHECK_MAX_BYTES) bounds the size checked whole at open. */
 export interface OpenFileOptions {
   quickCheckMaxBytes?: number;
 }

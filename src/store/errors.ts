@@ -18,6 +18,7 @@ export type StoreErrorReason =
   /** Read-only open of a store that does not exist (yet). */
   | "missing";
 
+/** An open (or read) failure of the store: `reason` for code, `message` one line for the operator (line breaks are flattened). */
 export class StoreError extends Error {
   override readonly name = "StoreError";
   constructor(
@@ -63,6 +64,7 @@ export function classify(error: unknown): Exclude<StoreErrorReason, "newer-schem
   return undefined;
 }
 
+/** The store file is not SQLite or is damaged: the message says to move it aside or restore a backup, never that it was repaired. */
 export function corrupted(path: string, detail: string, cause?: unknown): StoreError {
   return new StoreError(
     "corrupted",
@@ -71,6 +73,7 @@ export function corrupted(path: string, detail: string, cause?: unknown): StoreE
   );
 }
 
+/** Another coordinator holds the data directory; names its pid when known, and how to give this one its own directory. */
 export function locked(path: string, holderPid: number | undefined, cause?: unknown): StoreError {
   const who = holderPid === undefined ? "another coordinator" : `another coordinator (pid ${holderPid})`;
   return new StoreError(
@@ -80,6 +83,7 @@ export function locked(path: string, holderPid: number | undefined, cause?: unkn
   );
 }
 
+/** The data directory or file cannot be created or written: the message names the cause (`detail`) and the settings to change. */
 export function unwritable(path: string, detail: string, cause?: unknown): StoreError {
   return new StoreError(
     "unwritable",

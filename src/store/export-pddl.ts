@@ -21,6 +21,10 @@ import { ExportError, sessionToExport, writeExportFiles, type ExportResult } fro
 import { contributionGraphs } from "./model-trig.js";
 import type { SessionStore } from "./session-store.js";
 
+/**
+ * Writes the PDDL files of a session (see the header) into `outDir` and says what was written.
+ * Throws ExportError, writing nothing, for an unknown id or a model without a formal part.
+ */
 export function exportSessionPddl(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
   const { files, notes, status } = sessionPddlFiles(store, sessionId);
   return { files: writeExportFiles(outDir, files), notes, status };

@@ -21,6 +21,7 @@ export function isoTime(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }
 
+/** The session's standing for an export: status, phase and instants (ms and ISO); every field null (phase `unknown`) without a session. */
 export function exportedStatusOf(session: Session | undefined): ExportedStatus {
   const completion = session?.completion ?? null;
   return {

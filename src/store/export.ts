@@ -18,10 +18,12 @@ import type { Artefact, StoredEvent } from "./records.js";
 import { sessionFromEvents } from "./replay.js";
 import type { SessionStore } from "./session-store.js";
 
+/** Why an export was refused (an unsafe or unknown id, no formal part for PDDL), in one line the CLI prints. */
 export class ExportError extends Error {
   override readonly name = "ExportError";
 }
 
+/** What an export wrote, with notes for the operator and the session's status line. */
 export interface ExportResult {
   /** Absolute paths written, in the order above. */
   files: string[];
@@ -80,6 +82,10 @@ export function sessionExportFiles(store: SessionStore, sessionId: SessionId): {
   return { files, notes, status: statusLine(sessionId, standing) };
 }
 
+/**
+ * Writes a session's four export files (see the header) into `outDir`, made if missing; files
+ * of the same name are overwritten. Throws ExportError for an unsafe or unknown id, writing nothing.
+ */
 export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
   const { files, notes, status } = sessionExportFiles(store, sessionId);
   return { files: writeExportFiles(outDir, files), notes, status };

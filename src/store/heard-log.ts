@@ -19,6 +19,11 @@ export interface HeardRecord {
   at: number;
 }
 
+/**
+ * The heard-log statements on one open database, for SessionStore only: record keys (a key
+ * already held keeps its first instant), ask by any key, the newest instant per room,
+ * presence that never moves back, and the prune. Writes are the caller's to guard.
+ */
 export function prepareHeard(db: BetterSqlite3.Database) {
   const insert = db.prepare("INSERT OR IGNORE INTO heard (room, key, at) VALUES (?, ?, ?)");
   const has = db.prepare("SELECT 1 FROM heard WHERE room = ? AND key = ?");

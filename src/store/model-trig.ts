@@ -11,6 +11,7 @@ import { modelToTrig } from "../model/serialize.js";
 import { sessionBaseIri } from "../protocol/vocab.js";
 import type { Session } from "../session/types.js";
 
+/** A model rebuilt from contributions: the TriG, and the contributions that could not be read again. */
 export interface RebuiltTrig {
   trig: string;
   /** Contributions left out because they no longer parse (each one line). */
@@ -22,6 +23,10 @@ export function contributionGraphIri(sessionId: string, agent: string): string {
   return `${sessionBaseIri(sessionId)}contribution/${encodeURIComponent(agent)}`;
 }
 
+/**
+ * The session's merged model as TriG, rebuilt from its contributions as the model worker
+ * merges them; a contribution that no longer parses is named in `skipped`, not fatal.
+ */
 export function contributionsTrig(session: Pick<Session, "id" | "problem" | "contributions">): RebuiltTrig {
   const base = sessionBaseIri(session.id);
   const { graphs, skipped } = contributionGraphs(session);

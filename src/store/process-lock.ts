@@ -24,12 +24,18 @@ import type { StoreError } from "./errors.js";
 
 export const LOCK_FILE = "mfr-coordinator.lock";
 
+/** The held lock on a data directory (see the header); it lasts until `release` or the process ends. */
 export interface ProcessLock {
   readonly path: string;
   /** Lets the next coordinator in. Idempotent. */
   release(): void;
 }
 
+/**
+ * Takes the data directory's lock at once or throws a StoreError: `locked` (naming the
+ * holder's pid when it can be read) while another coordinator, in this process or another,
+ * holds it; the reason openFailure gives when the lock file cannot be opened. Never waits.
+ */
 export function acquireProcessLock(dataDir: string, now: () => number): ProcessLock {
   const path = join(dataDir, LOCK_FILE);
   let db: BetterSqlite3.Database;

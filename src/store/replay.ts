@@ -8,6 +8,10 @@ import { emptySessions } from "../session/step.js";
 import type { Session, SessionId, Sessions } from "../session/types.js";
 import type { StoredEvent } from "./records.js";
 
+/**
+ * The sessions the events build, stepped from empty in the order given (the store's: by
+ * sequence number). Pure, like the core; an input the core throws on is thrown, not skipped.
+ */
 export function replayEvents(events: Iterable<Pick<StoredEvent, "input" | "at">>): Sessions {
   return replay(emptySessions(), events).state;
 }

@@ -210,6 +210,7 @@ export function schemaVersion(db: BetterSqlite3.Database, path: string): number 
   return row?.version ?? 0;
 }
 
+/** Throws a `newer-schema` StoreError when the file was written by a newer coordinator (a version above SCHEMA_VERSION); older versions pass. */
 export function refuseNewer(version: number, path: string): void {
   if (version > SCHEMA_VERSION) {
     throw new StoreError(
