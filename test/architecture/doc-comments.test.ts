@@ -57,8 +57,17 @@ describe("undocumentedIn", () => {
   });
 
   it("checks a local declaration exported by a list", () => {
-    const text = ["function listed(): void {}", "/** Documented. */", "function kept(): void {}", "export { listed as renamed, kept };"].join("\n");
-    expect(names(text)).toEqual(["1 listed"]);
+    const text = [
+      "function listed(): void {}",
+      "/** Documented. */",
+      "function kept(): void {}",
+      "interface Shape {}",
+      "const handler = (): void => undefined;",
+      "export { listed as renamed, kept };",
+      "export type { Shape };",
+      "export default handler;",
+    ].join("\n");
+    expect(names(text)).toEqual(["1 listed", "4 Shape", "5 handler"]);
   });
 
   it("checks public methods and accessors of exported classes, not constructors or private members", () => {

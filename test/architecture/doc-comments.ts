@@ -1,7 +1,8 @@
 /**
  * Which exported declarations lack a doc comment, read with the TypeScript compiler's parser.
  * Checked: every exported function, class, interface, type alias, enum and `const` holding a
- * function, and every public method and accessor of an exported class. Not checked: re-exports
+ * function (exported by a modifier, an export list or `export default`), and every public
+ * method and accessor of an exported class. Not checked: re-exports
  * (`export { x } from "…"`, documented where they are declared), constructors, private,
  * protected and `#`-private members. Overloads (and a getter with its setter) are one group:
  * one comment for the group is enough.
@@ -118,11 +119,15 @@ function isExported(node: ts.Node, exportedByList: ReadonlySet<string>, name: st
   return name !== undefined && exportedByList.has(name);
 }
 
-/** Local names exported by a list without a module (`export { a, b as c }`); `export … from` re-exports are not. */
+/**
+ * Local names exported other than by a modifier: by a list without a module (`export { a, b as c }`,
+ * `export type { T }`) or as the default (`export default a`). `export … from` re-exports are not.
+ */
 function namesExportedByList(source: ts.SourceFile): Set<string> {
   const names = new Set<string>();
   for (const statement of source.statements) {
-    if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier || statement.isTypeOnly) continue;
+    if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) names.add(statement.expression.text);
+    if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier) continue;
     const clause = statement.exportClause;
     if (!clause || !ts.isNamedExports(clause)) continue;
     for (const element of clause.elements) names.add((element.propertyName ?? element.name).text);
