@@ -44,7 +44,8 @@ export interface ParseIntoOptions extends ParseOptions {
 
 /**
  * A parse's result: the quads and the count of distinct triples, or a ParseError for the agent.
- * Never thrown: bad Turtle, an empty text and one over the limit all come back as `ok: false`.
+ * Bad input is never thrown: bad Turtle, an empty text and one over the limit come back as
+ * `ok: false`. Only a caller's bug throws (a base IRI that is not absolute: TypeError).
  */
 export type ParseOutcome =
   | { ok: true; quads: Quad[]; tripleCount: number }

@@ -8,7 +8,7 @@ const TRIPLES_PER_UNIT = 23;
 
 /**
  * A valid Turtle contribution of about `approxTriples` triples (whole units of 23, at least one)
- * whose IRIs all contain `agent`, so contributions of different agents do not overlap.
+ * whose items' IRIs all contain `agent`, so contributions of different agents do not overlap.
  * Deterministic: same arguments, same text. Not for real sessions.
  */
 export function syntheticContribution(agent: string, approxTriples: number): string {

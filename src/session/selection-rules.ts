@@ -27,7 +27,8 @@ type DebateInput = Extract<Input, { kind: "debate" }>;
 /**
  * Opens the `selecting` phase of a new session (called by the start rule when the input asks
  * to choose agents, or some present agents need approval): a Chair's debate with a deadline,
- * a selection from the room carried in the input, or everyone with approval asked first.
+ * a selection from the room (the one an older log carries, else made here from the input's
+ * room), or everyone, with a person's approval asked first for those who need it.
  */
 export function startSelection(session: Session, input: StartInput, s: Step): void {
   session.phase = "selecting";

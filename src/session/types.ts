@@ -154,7 +154,7 @@ export interface ModelAnalysis {
 /** The model worker's answer for one analysis: the analysis, or why there is none (`timedOut` when the worker ran out of time). */
 export type AnalysisOutcome = { ok: true; analysis: ModelAnalysis } | { ok: false; error: string; timedOut: boolean };
 
-/** One finished validation of a round, in order, for the report: the round, when it answered (ms since the epoch), and what. */
+/** One validation of a round, in order, for the report: the round, when it ended (ms since the epoch; a timeout too), and its outcome. */
 export interface ValidationRecord {
   round: number;
   at: number;
@@ -250,9 +250,9 @@ export interface Deadline {
 }
 
 /**
- * One MFR session, plain data: changed only by the core's step (a new object per step; see
- * step.ts), logged and archived as it is. Fields marked absent in older logs must stay
- * optional, so archived sessions still read.
+ * One MFR session, plain data: changed only by the core's step (a new object when an input
+ * changes it; see step.ts) and archived as it is. Fields marked absent in older logs stay
+ * optional, so old logs replay and old archives still read.
  */
 export interface Session {
   id: SessionId;
