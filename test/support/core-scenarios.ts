@@ -7,7 +7,7 @@
  * an occupant saw it: nothing the coordinator said went out twice (by XEP-0359 origin-id).
  */
 import { describe, expect, it } from "vitest";
-import { CoordinatorProcess, type CoordinatorProcessOptions } from "./coordinator-process.js";
+import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, uniqueRoom, type LocalProsody } from "./prosody.js";
 import { COORDINATOR_NICK, json, negotiation, toldPrivately } from "./room-kit.js";
@@ -71,31 +71,59 @@ async function start(human: TestPeer, room: string): Promise<string> {
   return String(json(await human.waitForMessage(negotiation("ModelContributionRequest"))).sessionId);
 }
 
+/** The coordinator's log lines about one session with a given message, each checked to be at info. */
+function sessionLog(coordinator: CoordinatorProcess, sessionId: string, msg: string): LogLine[] {
+  const lines = coordinator.logs.filter((l) => l.msg === msg && l.sessionId === sessionId);
+  for (const line of lines) expect(line.level, `${msg} is at info`).toBe(30);
+  return lines;
+}
+
 const caughtUp = (n: number) => (l: { msg?: unknown; caughtUp?: unknown }) => typeof l.msg === "string" && l.msg.startsWith("caught up on") && l.caughtUp === n;
 
-/** Registers the core scenarios against the server `server()` returns (inside tests). */
-export function coreScenarios(server: () => LocalProsody, afterThis: (step: () => Promise<unknown>) => void): void {
-  describe("core scenarios", () => {
-    it("a session with a fix round: the responsible agent fixes, and the session is solved", async () => {
-      const { room, human, agents, coordinator } = await scene(server(), afterThis, {
+type AfterThis = (step: () => Promise<unknown>) => void;
+
+/** A core scenario: what it shows, and the test itself against a running server. */
+export interface CoreScenario {
+  title: string;
+  run: (server: LocalProsody, afterThis: AfterThis) => Promise<void>;
+}
+
+export const CORE_SCENARIOS = {
+  fixRound: {
+    title: "a session with a fix round: the responsible agent is asked to fix, fixes, and the session is solved",
+    run: async (server, afterThis) => {
+      const { room, human, agents, coordinator } = await scene(server, afterThis, {
         modeler: { contribution: (round) => (round === 1 ? MODELER_TURTLE : undefined), solution: () => GOOD_SOLUTION },
         planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE_BROKEN : PLANNER_TURTLE), solution: () => GOOD_SOLUTION },
       });
       const sessionId = await start(human, room);
       const first = await human.waitForMessage(negotiation("ModelValidationResult", sessionId), 10_000);
       expect(json(first).conforms).toBe(false);
+      const results = json(first).results as Array<{ severity: string; agent?: string; message: string }>;
+      expect(results.some((r) => r.severity === "Violation" && r.agent === "planner")).toBe(true);
       const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && json(m).round === 2, 10_000);
       expect(json(fix).requestedAgents).toEqual(["planner"]);
+      expect(Object.keys(json(fix).issues as object)).toEqual(["planner"]);
       const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 15_000);
       expect(json(complete).status).toBe("solved");
       expect(agents.planner?.requests.map((r) => r.round)).toEqual([1, 2]);
-      await coordinator().waitForLog((l) => l.msg === "session complete" && l.sessionId === sessionId);
-      expect(coordinator().logs.filter((l) => l.msg === "fix round" && l.sessionId === sessionId)).toEqual([expect.objectContaining({ fixRound: 1, round: 2, agents: ["planner"] })]);
       expect(sentTwice(human.messages, room)).toEqual([]);
-    });
 
-    it("SIGTERM mid-session and start again: what arrived before is kept, the session ends solved, nothing is sent twice", async () => {
-      const { room, human, agents, restart, coordinator } = await scene(server(), afterThis, {
+      // The operator's view: each validation outcome, the fix round, the windows and the end, at info with the session id.
+      const c = coordinator();
+      await c.waitForLog((l) => l.msg === "session complete" && l.sessionId === sessionId);
+      expect(sessionLog(c, sessionId, "validation result").map((l) => [l.round, l.conforms])).toEqual([[1, false], [2, true]]);
+      expect(sessionLog(c, sessionId, "validation result")[0]?.violations).toBeGreaterThan(0);
+      expect(sessionLog(c, sessionId, "fix round")).toEqual([expect.objectContaining({ fixRound: 1, round: 2, agents: ["planner"] })]);
+      expect(sessionLog(c, sessionId, "contribution window closed").map((l) => l.round)).toEqual([1, 2]);
+      expect(sessionLog(c, sessionId, "solution window closed")).toHaveLength(1);
+      expect(sessionLog(c, sessionId, "session complete")).toEqual([expect.objectContaining({ status: "solved" })]);
+    },
+  },
+  sigtermRestart: {
+    title: "SIGTERM mid-session and start again: what arrived before is kept, the session ends solved, nothing is sent twice",
+    run: async (server, afterThis) => {
+      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
         modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
         planner: { solution: () => GOOD_SOLUTION },
       });
@@ -114,11 +142,13 @@ export function coreScenarios(server: () => LocalProsody, afterThis: (step: () =
       expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
       expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
       expect(sentTwice(human.messages, room)).toEqual([]);
-    });
-
-    it("kill -9 during a fix round and start again: the fix received before is kept, the round is not asked again, nothing is sent twice", async () => {
+    },
+  },
+  killInFixRound: {
+    title: "kill -9 during a fix round and start again: the fix received before is kept, the round is not asked again, nothing is sent twice",
+    run: async (server, afterThis) => {
       const modelerBroken = MODELER_TURTLE.replace('mfr:entityType "Vehicle" ; ', "");
-      const { room, human, agents, restart, coordinator } = await scene(server(), afterThis, {
+      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
         // Round 1: both break a rule. Round 2: the modeler fixes at once; the planner is silent until after the kill.
         modeler: { contribution: (round) => (round === 1 ? modelerBroken : MODELER_TURTLE), solution: () => GOOD_SOLUTION },
         planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE.replace('mfr:constraintType "resource" ; ', "") : undefined), solution: () => GOOD_SOLUTION },
@@ -140,10 +170,12 @@ export function coreScenarios(server: () => LocalProsody, afterThis: (step: () =
       expect(human.messages.filter(negotiation("ModelValidationResult"))).toHaveLength(2);
       expect(human.messages.filter(negotiation("SolutionRequest"))).toHaveLength(1);
       expect(sentTwice(human.messages, room)).toEqual([]);
-    });
-
-    it("kill -9 in the contribution window: a contribution said while it was down is in the model, acknowledged once", async () => {
-      const { room, human, agents, restart, coordinator } = await scene(server(), afterThis, {
+    },
+  },
+  catchUp: {
+    title: "kill -9 in the contribution window: a contribution said while it was down is in the model, acknowledged once",
+    run: async (server, afterThis) => {
+      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
         modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
         planner: { solution: () => GOOD_SOLUTION },
       });
@@ -168,6 +200,35 @@ export function coreScenarios(server: () => LocalProsody, afterThis: (step: () =
       expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
       expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
       expect(sentTwice(human.messages, room)).toEqual([]);
-    });
+    },
+  },
+  restoredTail: {
+    title: "kill -9 between sending and recording: what the room carries is not sent again, a body-less message included",
+    run: async (server, afterThis) => {
+      // One agent contributes a sound model: a ModelValidationResult without a body, then the SolutionRequest.
+      const { room, human, restart, coordinator } = await scene(server, afterThis, { modeler: { contribution: () => MODELER_TURTLE + PLANNER_TURTLE } });
+      const sessionId = await start(human, room);
+      await human.waitForMessage(negotiation("SolutionRequest"), 10_000);
+      const result = human.messages.find(negotiation("ModelValidationResult"));
+      expect(result?.body).toBeUndefined();
+      const c = coordinator();
+      await sleep(300); // its sent records are written just after the room has the stanzas
+      await c.kill();
+      // The stanzas reached the room, but the kill came before they were recorded as sent.
+      expect(c.forgetSentOf(sessionId)).toBeGreaterThanOrEqual(3);
+      const back = await restart();
+      await back.waitForLog((l) => l.msg === "not sent again: the room's history shows these went out before the crash", 10_000);
+      await sleep(500);
+      expect(back.logs.some((l) => l.msg === "sending what a crash kept from going out" && l.sessionId === sessionId)).toBe(true);
+      for (const type of ["ModelContributionRequest", "ModelValidationResult", "SolutionRequest"]) expect(human.messages.filter(negotiation(type)), type).toHaveLength(1);
+      expect(sentTwice(human.messages, room)).toEqual([]);
+    },
+  },
+} satisfies Record<string, CoreScenario>;
+
+/** Registers every core scenario against the server `server()` returns (inside tests). */
+export function coreScenarios(server: () => LocalProsody, afterThis: AfterThis): void {
+  describe("core scenarios", () => {
+    for (const scenario of Object.values(CORE_SCENARIOS)) it(scenario.title, () => scenario.run(server(), afterThis));
   });
 }

@@ -38,7 +38,16 @@ export interface StartTestEjabberdOptions {
   onLog?: (line: string) => void;
   /** How long to wait for the port to accept connections (default 20 000 ms; a cold start takes ~1 s). */
   startTimeoutMs?: number;
+  /**
+   * Whether the project's module mod_muc_keep_protocol is loaded, as the tested configuration
+   * says (default true). False makes a server as an operator has it who left the module out:
+   * the agents' body-less protocol messages are then archived nowhere.
+   */
+  keepProtocol?: boolean;
 }
+
+/** The line of the tested configuration that loads the project's module. */
+const KEEP_PROTOCOL_LINE = /^ {2}mod_muc_keep_protocol: \{\}\n/m;
 
 const POLL_MS = 25;
 const OUTPUT_LINES_KEPT = 40;
@@ -75,6 +84,7 @@ class TestEjabberd implements LocalEjabberd {
     private readonly runtime: EjabberdRuntime,
     private readonly startTimeoutMs: number,
     private readonly onLog: ((line: string) => void) | undefined,
+    private readonly keepProtocol: boolean,
   ) {
     this.logPath = join(dir, "ejabberd.log");
     this.configPath = join(dir, "ejabberd.yml");
@@ -119,7 +129,9 @@ class TestEjabberd implements LocalEjabberd {
 
   /** Writes the config for this.port and starts ejabberd; resolves once it accepts clients there. */
   async launch(): Promise<void> {
-    await writeFile(this.configPath, ejabberdConfig(await readFile(EJABBERD_TEMPLATE_PATH, "utf8"), { domain: this.domain, port: this.port }));
+    const config = ejabberdConfig(await readFile(EJABBERD_TEMPLATE_PATH, "utf8"), { domain: this.domain, port: this.port });
+    if (!KEEP_PROTOCOL_LINE.test(config)) throw new Error(`${EJABBERD_TEMPLATE_PATH} no longer loads mod_muc_keep_protocol as the tests expect`);
+    await writeFile(this.configPath, this.keepProtocol ? config : config.replace(KEEP_PROTOCOL_LINE, ""));
     const logOffset = await fileSize(this.logPath);
     this.output.length = 0;
     // What `ejabberdctl foreground` runs, minus the node name: -s ejabberd starts the application.
@@ -189,7 +201,7 @@ async function compileModules(runtime: EjabberdRuntime, ebin: string): Promise<v
 export async function startTestEjabberd(opts: StartTestEjabberdOptions = {}): Promise<LocalEjabberd> {
   const runtime = locateEjabberd();
   const onLog = opts.onLog ?? (process.env.EJABBERD_TEST_LOG ? (line: string) => console.error(`[ejabberd] ${line}`) : undefined);
-  const server = new TestEjabberd(await mkdtemp(join(tmpdir(), "mfr-ejabberd-")), runtime, opts.startTimeoutMs ?? 20_000, onLog);
+  const server = new TestEjabberd(await mkdtemp(join(tmpdir(), "mfr-ejabberd-")), runtime, opts.startTimeoutMs ?? 20_000, onLog, opts.keepProtocol ?? true);
   try {
     await mkdir(join(server.dir, "spool"));
     await compileModules(runtime, join(server.dir, "ebin"));
