@@ -195,7 +195,9 @@ export const CORE_SCENARIOS = {
       expect(json(complete)).toMatchObject({ sessionId, status: "solved" });
       expect(String(json(complete).summary)).toMatch(/planner: 1 constraint, 1 goal/);
       // Acknowledged once, and nothing asked again.
-      expect(agents.planner?.peer.messages.filter(toldPrivately(room, "Contribution received"))).toHaveLength(1);
+      const told = agents.planner?.peer.messages.filter(toldPrivately(room, "Contribution received")) ?? [];
+      const why = JSON.stringify({ told: told.map((m) => m.stanza.toString()), log: back.logs.filter((l) => /contribution|caught up|already taken|joined|crash/.test(String(l.msg))) });
+      expect(told, why).toHaveLength(1);
       expect(agents.modeler?.peer.messages.filter(toldPrivately(room, "Contribution received"))).toHaveLength(1);
       expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
       expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
