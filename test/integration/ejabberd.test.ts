@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
-import { CORE_SCENARIOS, coreScenarios } from "../support/core-scenarios.js";
+import { CORE_SCENARIOS, coreScenarios, scene, start } from "../support/core-scenarios.js";
 import { startTestEjabberd, useTestEjabberd, type LocalEjabberd } from "../support/ejabberd.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom } from "../support/prosody.js";
@@ -16,6 +16,53 @@ import { MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent } from "../support/script
 const { server, afterThis } = useTestEjabberd();
 
 coreScenarios(server, afterThis);
+
+describe("what ejabberd 23.01 gives the coordinator", () => {
+  it("the room it creates is configured persistent, archived, real JIDs visible; identities rest on real JIDs (no XEP-0421 occupant ids in 23.01)", async () => {
+    const room = uniqueRoom(server());
+    const coordinator = await CoordinatorProcess.start({ server: server(), room });
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+    // ejabberd's owner form has no history length: mod_muc's history_size (200) sets it.
+    const configured = await coordinator.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("created the room and configured it"));
+    expect(configured).toMatchObject({ settings: ["real JIDs visible", "persistent", "archived"], notOffered: [] });
+    expect(await coordinator.waitForLog((l) => String(l.msg).startsWith("room identities"))).toMatchObject({ occupantIds: false, realJids: true, basis: "real JIDs" });
+  });
+
+  it("a room someone else created first still shows the coordinator real JIDs (default_room_options: anonymous: false)", async () => {
+    const room = uniqueRoom(server());
+    const owner = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "owner")));
+    afterThis(() => owner.stop());
+    await owner.joinRoom(room, "owner");
+    const coordinator = await CoordinatorProcess.start({ server: server(), room });
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+    expect(coordinator.logs.find((l) => l.msg === "joined the room")).toMatchObject({ created: false });
+    expect(await coordinator.waitForLog((l) => String(l.msg).startsWith("room identities"))).toMatchObject({ realJids: true, basis: "real JIDs" });
+  });
+
+  it("a server restart (kill -9) keeps the persistent, archived room: no gap, and the session goes on", async () => {
+    const own = await startTestEjabberd();
+    afterThis(() => own.stop());
+    const { room, human, agents, coordinator } = await scene(own, afterThis, { modeler: {}, planner: {} }, "mfr:contributionTimeout 30000 ; mfr:reasoningTimeout 8000 ;");
+    const sessionId = await start(human, room);
+    await agents.modeler?.contribute(sessionId, MODELER_TURTLE);
+    await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
+    const before = coordinator().logs.length;
+    await own.kill();
+    await own.restart();
+    const back = await coordinator().waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("caught up on"), 30_000, before);
+    expect(back).toMatchObject({ room });
+    const since = coordinator().logs.slice(before);
+    expect(since.some((l) => l.msg === "may have missed what the room said while we were away: the server did not keep it")).toBe(false);
+    // Not re-created: the room came back from ejabberd's spool, still the coordinator's.
+    expect(since.find((l) => l.msg === "joined the room")).toMatchObject({ created: false });
+    const planner = await ScriptedAgent.join(own, room, "planner2", {});
+    afterThis(() => planner.stop());
+    await planner.contribute(sessionId, PLANNER_TURTLE);
+    await planner.peer.waitForMessage(toldPrivately(room, "Contribution received"), 10_000);
+  }, 60_000);
+});
 
 describe("without mod_muc_keep_protocol", () => {
   let bare: LocalEjabberd | undefined;

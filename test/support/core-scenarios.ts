@@ -38,7 +38,7 @@ export function sentTwice(messages: readonly ReceivedMessage[], room: string): s
  * have announced themselves. `restart` starts the coordinator again on the same account and
  * data directory, after `kill` or `terminate` on the current one.
  */
-async function scene(server: LocalProsody, afterThis: (step: () => Promise<unknown>) => void, scripts: Record<string, AgentScript>, mfrConfig = WINDOWS) {
+export async function scene(server: LocalProsody, afterThis: (step: () => Promise<unknown>) => void, scripts: Record<string, AgentScript>, mfrConfig = WINDOWS) {
   const room = uniqueRoom(server);
   const options: CoordinatorProcessOptions = { server, room, mfrConfig };
   let coordinator = await CoordinatorProcess.start(options);
@@ -66,7 +66,8 @@ async function scene(server: LocalProsody, afterThis: (step: () => Promise<unkno
   return { room, human, agents, restart, coordinator: () => coordinator };
 }
 
-async function start(human: TestPeer, room: string): Promise<string> {
+/** `mfr-start` from the person; resolves with the session id once the contribution request is out. */
+export async function start(human: TestPeer, room: string): Promise<string> {
   await human.sendGroupchat(room, { body: "mfr-start Deliver goods from the depot" });
   return String(json(await human.waitForMessage(negotiation("ModelContributionRequest"))).sessionId);
 }
