@@ -41,10 +41,13 @@ function assignment(script: string, name: string): string | undefined {
   return new RegExp(`^${name}=(["'])(.*?)\\1\\s*$`, "m").exec(script)?.[2];
 }
 
-/** Finds ejabberd as Debian installs it; throws EjabberdNotInstalledError with the install command. */
-export function locateEjabberd(env: NodeJS.ProcessEnv = process.env): EjabberdRuntime {
-  const ejabberdctl = findOnPath("ejabberdctl", env) ?? (existsSync(DEBIAN_EJABBERDCTL) ? DEBIAN_EJABBERDCTL : undefined);
-  if (!ejabberdctl) throw new EjabberdNotInstalledError(`'ejabberdctl' is neither on PATH nor at ${DEBIAN_EJABBERDCTL}`);
+/**
+ * Finds ejabberd as Debian installs it (`debianPath` is where ejabberdctl is looked for when
+ * it is not on PATH); throws EjabberdNotInstalledError with the install command.
+ */
+export function locateEjabberd(env: NodeJS.ProcessEnv = process.env, debianPath = DEBIAN_EJABBERDCTL): EjabberdRuntime {
+  const ejabberdctl = findOnPath("ejabberdctl", env) ?? (existsSync(debianPath) ? debianPath : undefined);
+  if (!ejabberdctl) throw new EjabberdNotInstalledError(`'ejabberdctl' is neither on PATH nor at ${debianPath}`);
   const script = readFileSync(ejabberdctl, "utf8");
   const erl = assignment(script, "ERL");
   const erlLibs = assignment(script, "ERL_LIBS");
