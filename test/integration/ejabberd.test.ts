@@ -44,7 +44,7 @@ describe("what ejabberd 23.01 gives the coordinator", () => {
   it("a server restart (kill -9) keeps the persistent, archived room: no gap, and the session goes on", async () => {
     const own = await startTestEjabberd();
     afterThis(() => own.stop());
-    const { room, human, agents, coordinator } = await scene(own, afterThis, { modeler: {}, planner: {} }, "mfr:contributionTimeout 30000 ; mfr:reasoningTimeout 8000 ;");
+    const { room, human, agents, coordinator } = await scene(own, afterThis, { modeler: {}, planner: {} }, "mfr:contributionTimeout 30000 ; mfr:reasoningTimeout 8000 ; mfr:quietPeriod 60000 ;");
     const sessionId = await start(human, room);
     await agents.modeler?.contribute(sessionId, MODELER_TURTLE);
     await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
