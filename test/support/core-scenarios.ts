@@ -227,6 +227,22 @@ export const CORE_SCENARIOS = {
       expect(sentTwice(human.messages, room)).toEqual([]);
     },
   },
+  archivePastHistory: {
+    title: "from the room's archive, more than its history length: 230 lines said while the coordinator was away are all taken in",
+    run: async (server, afterThis) => {
+      const { room, human, restart, coordinator } = await scene(server, afterThis, {});
+      await human.sendGroupchat(room, { body: "a line before the kill" });
+      await sleep(300);
+      await coordinator().kill();
+      for (let i = 0; i < 230; i++) await human.sendGroupchat(room, { body: `line ${i} while nobody listens` });
+      await sleep(300);
+      const back = await restart();
+      // The join's history stops at 200 (the room's history length); the archive does not.
+      const line = await back.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("caught up on"), 20_000);
+      expect(line).toMatchObject({ caughtUp: 230, from: "archive" });
+      expect(back.logs.some((l) => l.msg === "may have missed what the room said while we were away: the server did not keep it")).toBe(false);
+    },
+  },
 } satisfies Record<string, CoreScenario>;
 
 /** Registers every core scenario against the server `server()` returns (inside tests). */
