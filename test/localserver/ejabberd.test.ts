@@ -4,6 +4,7 @@
  * it starts, keeps accounts over a kill -9 and a restart, and leaves nothing behind.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { canConnect } from "../../src/localserver/index.js";
 import { RegistrationError } from "../../src/localserver/register.js";
@@ -71,6 +72,17 @@ describe("a test ejabberd", () => {
       expect(existsSync(server.dir)).toBe(false);
     }
   }, 60_000);
+
+  it("a port already taken is said in one error", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      await expect(startTestEjabberd({ port })).rejects.toThrow(`ejabberd could not listen on 127.0.0.1:${port}: address already in use`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 30_000);
 
   it("two at once do not clash: each has its own port, directory and VM", async () => {
     const [a, b] = await Promise.all([startTestEjabberd(), startTestEjabberd()]);

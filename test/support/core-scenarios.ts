@@ -2,9 +2,11 @@
  * The core scenarios every supported XMPP server must carry, written once and run against
  * each: by test/integration/restart.test.ts on Prosody and test/integration/ejabberd.test.ts
  * on ejabberd. A session with a fix round; the coordinator stopped (SIGTERM) and started
- * again mid-session; killed (SIGKILL) and started again in a fix round; and a contribution
- * said while it was down, taken in once it is back. Each checks the room's transcript as
- * an occupant saw it: nothing the coordinator said went out twice (by XEP-0359 origin-id).
+ * again mid-session; killed (SIGKILL) and started again in a fix round; a contribution said
+ * while it was down, taken in once it is back; killed between sending and recording; and
+ * more said while it was away than the room's history holds, taken in from the archive.
+ * Each checks the room's transcript as an occupant saw it: nothing the coordinator said went
+ * out twice (by XEP-0359 origin-id).
  */
 import { describe, expect, it } from "vitest";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";

@@ -18,6 +18,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { isRunning, killNow, terminate } from "../../src/localserver/children.js";
 import { killChildOnExit, removeDirOnExit } from "../../src/localserver/exit-cleanup.js";
@@ -25,7 +26,6 @@ import { fileSize, readFrom, tailFile } from "../../src/localserver/logfile.js";
 import { canConnect, pickFreePort } from "../../src/localserver/port.js";
 import { registerAccount } from "../../src/localserver/register.js";
 import { DEFAULT_STANZA_SIZE_LIMIT, LOCAL_DOMAIN, LOCAL_HOST, LOCAL_MUC_DOMAIN, type LocalProsody } from "../../src/localserver/server.js";
-import { promisify } from "node:util";
 import { EJABBERD_TEMPLATE_PATH, KEEP_PROTOCOL_SOURCE, ejabberdConfig, locateEjabberd, type EjabberdRuntime } from "./ejabberd-install.js";
 
 export { EjabberdNotInstalledError, EJABBERD_INSTALL_COMMAND } from "./ejabberd-install.js";
@@ -34,6 +34,8 @@ export { EjabberdNotInstalledError, EJABBERD_INSTALL_COMMAND } from "./ejabberd-
 export type LocalEjabberd = LocalProsody & { readonly kind: "ejabberd" };
 
 export interface StartTestEjabberdOptions {
+  /** c2s port on 127.0.0.1. Default: a free port picked by the OS (another is picked if it is taken meanwhile). */
+  port?: number;
   /** Receives ejabberd's console output (critical errors; the full log is at logPath). */
   onLog?: (line: string) => void;
   /** How long to wait for the port to accept connections (default 20 000 ms; a cold start takes ~1 s). */
@@ -52,7 +54,7 @@ const KEEP_PROTOCOL_LINE = /^ {2}mod_muc_keep_protocol: \{\}\n/m;
 const POLL_MS = 25;
 const OUTPUT_LINES_KEPT = 40;
 const AUTO_PORT_ATTEMPTS = 3;
-/** ejabberd stops in well under a second; a stuck one is killed after this. */
+/** ejabberd stops in about a second (measured); a stuck one is killed after this. */
 const STOP_GRACE_MS = 5000;
 
 class PortInUseError extends Error {}
@@ -165,12 +167,14 @@ class TestEjabberd implements LocalEjabberd {
     const deadline = Date.now() + this.startTimeoutMs;
     for (;;) {
       if (spawnError) throw new Error(`cannot run ${this.runtime.erl}: ${spawnError.message}`);
+      // Seen exited first, so the log read next is complete: a busy port makes ejabberd exit.
+      const exited = !isRunning(child);
       const state = listenerState(await readFrom(this.logPath, logOffset), this.host, this.port);
       if (state === "port in use") {
         await killNow(child);
         throw new PortInUseError(`ejabberd could not listen on ${this.host}:${this.port}: address already in use`);
       }
-      if (!isRunning(child)) throw new Error(`ejabberd exited during startup (${child.exitCode ?? child.signalCode})` + (await this.diagnostics()));
+      if (exited) throw new Error(`ejabberd exited during startup (${child.exitCode ?? child.signalCode})` + (await this.diagnostics()));
       if (state === "listening" && (await canConnect(this.host, this.port))) return;
       if (Date.now() > deadline) {
         await killNow(child);
@@ -206,13 +210,13 @@ export async function startTestEjabberd(opts: StartTestEjabberdOptions = {}): Pr
     await mkdir(join(server.dir, "spool"));
     await compileModules(runtime, join(server.dir, "ebin"));
     for (let attempt = 1; ; attempt++) {
-      server.port = await pickFreePort(LOCAL_HOST);
+      server.port = opts.port ?? (await pickFreePort(LOCAL_HOST));
       try {
         await server.launch();
         return server;
       } catch (err) {
         // A picked port can be taken between picking and binding: pick another.
-        if (!(err instanceof PortInUseError) || attempt >= AUTO_PORT_ATTEMPTS) throw err;
+        if (!(err instanceof PortInUseError) || opts.port !== undefined || attempt >= AUTO_PORT_ATTEMPTS) throw err;
       }
     }
   } catch (err) {
