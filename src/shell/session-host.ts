@@ -16,7 +16,7 @@ import { sameAgent, sameParticipant } from "../session/identity.js";
 import type { AnalysisOutcome, ChooseAgents, ContributionCheck, Effect, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
 import { worthABlob, type BlobRef } from "../store/blobs.js";
-import { xml, type Element } from "../xmpp/stanza.js";
+import type { Element } from "../xmpp/stanza.js";
 import { formatBytes } from "../chat/wording.js";
 import { ContributionAssembler, joinParts, partsLimits, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
 import type { PartNumber } from "../protocol/part-number.js";
@@ -28,6 +28,7 @@ import { KeyedSequence } from "./keyed-sequence.js";
 import type { Heard } from "./heard.js";
 import type { HeardRecord } from "../store/heard-log.js";
 import { NS_SID, originIdElement } from "../xmpp/room-history.js";
+import { hintStorage } from "../xmpp/storage-hints.js";
 
 /**
  * The model work the host needs; ModelWorker (a pool of worker threads) provides it (a fake
@@ -776,9 +777,8 @@ export class SessionHost {
         // The digest is of what the step rendered; the origin-id is added after (room-history.ts).
         const digest = record && journal ? stanzaDigest(stanza) : undefined;
         if (record) stampOriginId(stanza, originIdOf(outgoing.sessionId, record));
-        // A model's parts (tens of 200 KiB stanzas) are not for the room to keep: its history and
-        // archive are for what agents say (XEP-0334; see "Durability" in docs/operating.md).
-        if (outgoing.bulk) hintNoStore(stanza);
+        // Not kept: a model's parts; kept: a protocol message without a body (storage-hints.ts).
+        hintStorage(stanza, outgoing.bulk === true);
         await outlet.send(stanza, outgoing.sized ? { sized: true } : undefined);
         if (record && journal && digest !== undefined) {
           try {
@@ -813,12 +813,6 @@ export class SessionHost {
  */
 export function originIdOf(sessionId: string, record: { eventSeq: number; position: number }): string {
   return `mfr:${sessionId}:${record.eventSeq}:${record.position}`;
-}
-
-const NS_HINTS = "urn:xmpp:hints";
-
-function hintNoStore(stanza: Element): void {
-  if (!stanza.getChild("no-store", NS_HINTS)) stanza.append(xml("no-store", { xmlns: NS_HINTS }));
 }
 
 function stampOriginId(stanza: Element, id: string): void {

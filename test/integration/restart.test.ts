@@ -5,12 +5,16 @@ import { describe, expect, it } from "vitest";
 import { MFR } from "../../src/protocol/vocab.js";
 import { runCli } from "../support/cli.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
+import { coreScenarios } from "../support/core-scenarios.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { toldPrivately } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
+
+// The scenarios every supported server must carry; test/integration/ejabberd.test.ts runs them on ejabberd.
+coreScenarios(server, afterThis);
 
 const negotiation = (type: string) => (m: ReceivedMessage) => m.payload?.messageType === `${MFR}${type}`;
 const json = (m: ReceivedMessage) => m.payload?.json as Record<string, unknown>;
@@ -91,31 +95,6 @@ describe("sessions survive a kill -9 of the coordinator", () => {
     expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(1);
     expect(human.messages.filter(negotiation("SolutionRequest"))).toHaveLength(1);
     expect(human.messages.filter(negotiation("SessionComplete"))).toHaveLength(1);
-  });
-
-  it("during a fix round: the fix received before the kill is kept, the fix round is not asked again", async () => {
-    const modelerBroken = MODELER_TURTLE.replace('mfr:entityType "Vehicle" ; ', "");
-    const { room, human, agents, crashAndRestart, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
-      // Round 1: both break a rule. Round 2: the modeler fixes at once; the planner is silent until after the kill.
-      modeler: { contribution: (round) => (round === 1 ? modelerBroken : MODELER_TURTLE), solution: () => GOOD_SOLUTION },
-      planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE.replace('mfr:constraintType "resource" ; ', "") : undefined), solution: () => GOOD_SOLUTION },
-    });
-    const sessionId = await start(human, room);
-    const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest")(m) && json(m).round === 2, 10_000);
-    expect(Object.keys(json(fix).issues as object).sort()).toEqual(["modeler", "planner"]);
-    await coordinator().waitForLog((l) => l.msg === "contribution accepted" && l.agent === "modeler" && l.round === 2);
-    await crashAndRestart();
-
-    await agents.planner?.contribute(sessionId, PLANNER_TURTLE);
-    const request = await human.waitForMessage(negotiation("SolutionRequest"), 10_000);
-    expect(String(json(request).model)).toContain('"Vehicle"'); // the modeler's fix, received before the kill
-    const complete = await human.waitForMessage(negotiation("SessionComplete"), 10_000);
-    expect(json(complete)).toMatchObject({ sessionId, status: "solved" });
-    expect(agents.modeler?.requests.map((r) => r.round)).toEqual([1, 2]);
-    expect(agents.planner?.requests.map((r) => r.round)).toEqual([1, 2]);
-    expect(human.messages.filter(negotiation("ModelContributionRequest"))).toHaveLength(2);
-    expect(human.messages.filter(negotiation("ModelValidationResult"))).toHaveLength(2);
-    expect(human.messages.filter(negotiation("SolutionRequest"))).toHaveLength(1);
   });
 
   it("a deadline that passed while the coordinator was down fires at once after the restart", async () => {

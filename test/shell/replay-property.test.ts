@@ -21,6 +21,7 @@ import type { Participant, Session } from "../../src/session/types.js";
 import type { RoomIdentities } from "../../src/xmpp/rooms.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { NS_SID } from "../../src/xmpp/room-history.js";
+import { NS_HINTS } from "../../src/xmpp/storage-hints.js";
 
 const T0 = 1_700_000_000_000;
 const RUNS = Number(process.env.MFR_PROPERTY_RUNS ?? 150);
@@ -234,8 +235,8 @@ describe("replay of the durable log equals the live run", () => {
           expect(checks.reduce((n, c) => n + c.pending, 0)).toBe(0);
           // … and what was recorded is what the outlet really got, in order.
           const recorded = store.sessionIds().flatMap((id) => store.sentOf(id));
-          // The digest is of what the step rendered, before the send adds its origin-id.
-          const outletDigests = new Set(sent.map((stanza) => stanzaDigest(withoutOriginId(stanza))));
+          // The digest is of what the step rendered, before the send adds its origin-id and storage hint.
+          const outletDigests = new Set(sent.map((stanza) => stanzaDigest(asRendered(stanza))));
           for (const r of recorded) expect(outletDigests.has(r.digest)).toBe(true);
           stanzasChecked += recorded.length;
           // Input for a session that never existed is answered but never logged.
@@ -253,7 +254,9 @@ describe("replay of the durable log equals the live run", () => {
 });
 
 /** The stanza as the step rendered it: the send adds the origin-id and the id (shell/session-host.ts). */
-function withoutOriginId(stanza: Element): Element {
+/** The stanza as the step rendered it: without the origin-id and the XEP-0334 hint the send adds. */
+function asRendered(stanza: Element): Element {
   const { id: _id, ...attrs } = stanza.attrs;
-  return xml(stanza.name, attrs, ...stanza.children.filter((c) => typeof c === "string" || !(c.name === "origin-id" && c.attrs.xmlns === NS_SID)));
+  const addedBySend = (c: Element) => (c.name === "origin-id" && c.attrs.xmlns === NS_SID) || c.attrs.xmlns === NS_HINTS;
+  return xml(stanza.name, attrs, ...stanza.children.filter((c) => typeof c === "string" || !addedBySend(c)));
 }
