@@ -6,7 +6,7 @@ import type { OccupantFacts } from "./catalog/catalog.js";
 import { wording } from "./chat/wording.js";
 import type { Config } from "./config/schema.js";
 import { defaultWorkerCount, ModelWorker } from "./model/model-worker.js";
-import { decodeMessage, encodeMessage, type DecodedMessage } from "./protocol/codec.js";
+import { decodeMessage, type DecodedMessage } from "./protocol/codec.js";
 import { decodeNegotiation } from "./protocol/negotiation.js";
 import { problemFits, proposalFits } from "./protocol/outbound.js";
 import { LINGUE_FEATURES, Mode } from "./protocol/vocab.js";
@@ -17,7 +17,7 @@ import { BatchedEvidence } from "./shell/evidence-batch.js";
 import { AgentChooser } from "./shell/agent-chooser.js";
 import { RoomCatchUp, type Taken } from "./shell/catch-up.js";
 import { MemoryHeardLog, heardOf, type Heard, type HeardLog } from "./shell/heard.js";
-import { privateMessage, renderContextOf } from "./shell/outgoing.js";
+import { renderContextOf } from "./shell/outgoing.js";
 import { SessionHost } from "./shell/session-host.js";
 import { basisChangeInputs } from "./shell/room-basis.js";
 import { isListed, participantOf, requesterOf, senderOf, type Sender } from "./shell/sender.js";
@@ -37,9 +37,11 @@ import type { Route } from "./ops/route.js";
 import { operationsRoutes } from "./ops/routes.js";
 import { SessionMetrics } from "./ops/session-metrics.js";
 import { startWebView, type RunningWebView } from "./web/index.js";
+import type { ReplyTarget } from "./inbound/context.js";
+import { ErrorBoundary } from "./inbound/error-boundary.js";
+import { Replies } from "./inbound/replies.js";
 
-/** Where a reply goes: the room a command was said in, or back to a 1:1 sender (on the direct line when it came that way). */
-export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string; onDirectLine: boolean };
+export type { ReplyTarget };
 
 /** Everything known about one inbound command or protocol message. */
 interface InboundContext {
@@ -111,6 +113,8 @@ export class Coordinator {
   /** Room messages being handled, by key: the same message given twice at once is taken once. */
   private readonly inFlight = new Set<string>();
   private firstCatchUpTimer: NodeJS.Timeout | undefined;
+  private readonly replies: Replies;
+  private readonly boundary: ErrorBoundary;
 
   constructor(options: CoordinatorOptions) {
     this.config = options.config;
@@ -189,6 +193,8 @@ export class Coordinator {
       onPartRefused: (refusal) => this.metrics.refused(partRefusalReason(refusal)),
     });
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
+    this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log: this.log, rooms: { primary: this.config.room, log: this.config.logRoom } });
+    this.boundary = new ErrorBoundary({ log: this.log, count: (stage) => this.metrics.inboundError(stage) });
     this.catchUp = new RoomCatchUp({
       heard: this.heard,
       log: this.log,
@@ -343,22 +349,22 @@ export class Coordinator {
   }
 
   private onStanza(stanza: Element): void {
-    try {
-      if (stanza.is("presence")) {
-        this.rooms.handlePresence(stanza);
-      } else if (stanza.is("message")) {
-        // A room's history at our join, and what the room says while it is taken in, wait for the catch-up.
-        if (this.rooms.takeHistory(stanza) || this.catchUp.holdsLive(stanza)) return;
-        void this.onMessage(stanza, "room-connection").catch((err: unknown) => this.log.error({ err }, "failed to handle a message"));
-      }
-    } catch (err) {
-      // A malformed stanza must never take the process down.
-      this.log.error({ err, from: stanza.attrs.from }, "failed to handle a stanza");
-    }
+    this.boundary.guard(
+      () => ({ stage: "dispatch", stanza }),
+      () => {
+        if (stanza.is("presence")) {
+          this.rooms.handlePresence(stanza);
+        } else if (stanza.is("message")) {
+          // A room's history at our join, and what the room says while it is taken in, wait for the catch-up.
+          if (this.rooms.takeHistory(stanza) || this.catchUp.holdsLive(stanza)) return;
+          void this.boundary.run(() => ({ stage: "route", stanza, line: "room-connection" }), async () => void (await this.onMessage(stanza, "room-connection")));
+        }
+      },
+    );
   }
 
   private onDirectLineMessage(stanza: Element): void {
-    void this.onMessage(stanza, "direct-line").catch((err: unknown) => this.log.error({ err }, "failed to handle a message on the direct line"));
+    void this.boundary.run(() => ({ stage: "route", stanza, line: "direct-line" }), async () => void (await this.onMessage(stanza, "direct-line")));
   }
 
   /**
@@ -747,24 +753,15 @@ export class Coordinator {
     return !this.chooser.isAgent({ ...context.from.identity, formerNicks: context.from.occupant?.formerNicks ?? [] });
   }
 
-  /**
-   * An answer about the sender's own input (too fast, too large, an agent's command): to a
-   * room occupant privately, since the sender may be an agent, which would take a room line
-   * starting with its nick as a command; to a 1:1 sender in that chat.
-   */
   private async replyPrivately(context: InboundContext, text: string): Promise<void> {
     const m = context.message;
     const via = m.kind === "room" ? { room: m.room, nick: m.nick } : m.viaRoom;
     if (!via) return this.reply(context.replyTo, text);
-    const result = await this.connection.send(privateMessage(via.room, via.nick, text));
-    if (result === "refused") this.log.error({ sender: context.from.label }, "private answer not sent: over the stanza limit");
+    await this.replies.privately(via, text, context.from.label);
   }
 
-
   private async sayIn(room: "primary" | "log", text: string): Promise<void> {
-    const jid = room === "primary" ? this.config.room : this.config.logRoom;
-    if (!jid) return;
-    await this.reply({ kind: "room", room: bareJid(jid) }, text);
+    await this.replies.sayIn(room, text);
   }
 
   /**
@@ -772,13 +769,7 @@ export class Coordinator {
    * to what came on the direct line goes back on it, unless it has gone down meanwhile.
    */
   async reply(target: ReplyTarget, text: string): Promise<void> {
-    const stanza =
-      target.kind === "room"
-        ? encodeMessage({ to: target.room, type: "groupchat", body: text })
-        : encodeMessage({ to: target.to, type: "chat", body: text });
-    const connection = target.kind === "direct" && target.onDirectLine && this.directLine?.online ? this.directLine.xmpp : this.connection;
-    const result = await connection.send(stanza);
-    if (result === "refused") this.log.error({ target }, "reply not sent: over the stanza limit");
+    await this.replies.to(target, text);
   }
 }
 
