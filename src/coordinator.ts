@@ -30,9 +30,9 @@ import { startWebView, type RunningWebView } from "./web/index.js";
 import type { ReplyTarget } from "./inbound/context.js";
 import { InboundPipeline } from "./inbound/pipeline.js";
 import { Replies } from "./inbound/replies.js";
-import { IdentityNotes } from "./wiring/identity-notes.js";
 import { OurRooms } from "./wiring/our-rooms.js";
 import { Retention } from "./wiring/retention.js";
+import { followTheRooms } from "./wiring/room-events.js";
 import { modelWorkerOf, sessionHostOf } from "./wiring/session-host-of.js";
 
 export type { ReplyTarget };
@@ -76,7 +76,6 @@ export class Coordinator {
   private readonly keepAlive: Periodic;
   private readonly models: ModelWorker;
   private readonly replies: Replies;
-  private readonly identityNotes: IdentityNotes;
   private web: RunningWebView | undefined;
   private firstCatchUpTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -120,7 +119,6 @@ export class Coordinator {
     this.models = modelWorkerOf(hostParts);
     this.sessions = sessionHostOf(hostParts, this.models);
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
-    this.identityNotes = new IdentityNotes({ rooms: this.ourRooms, log, liveSessions: () => this.sessions.liveSessions(), apply: (input) => this.sessions.apply(input) });
     this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, rooms: { primary: config.room, log: config.logRoom } });
     const heard = store ?? new MemoryHeardLog();
     this.pipeline = new InboundPipeline({
@@ -197,21 +195,9 @@ export class Coordinator {
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("offline", () => this.catchUp.disconnected());
     this.connection.on("stanza", (stanza) => this.pipeline.dispatch(stanza));
-    const primary = this.ourRooms.primary;
-    this.rooms.on("identities", (room, identities) => this.identityNotes.note(room, identities));
-    this.rooms.on("joining", (room) => this.catchUp.joining(room));
-    this.rooms.on("history", (room, history) => void this.catchUp.took(room, history));
+    followTheRooms({ rooms: this.rooms, ourRooms: this.ourRooms, log, catchUp: this.catchUp, chooser: this.chooser, sessions: this.sessions });
     this.firstCatchUpTimer = setTimeout(() => this.catchUp.stopWaitingForRooms(), FIRST_CATCH_UP_WAIT_MS);
     this.firstCatchUpTimer.unref();
-    this.rooms.on("occupantJoined", (room, occupant) => {
-      if (room === primary) this.chooser.occupantJoined(occupant);
-    });
-    this.rooms.on("occupantLeft", (room, nick) => {
-      if (room !== primary) return;
-      const gone = this.chooser.occupantLeft(nick);
-      // A chosen agent that leaves before it is asked is dropped or replaced, never waited for.
-      if (gone) for (const departure of this.chooser.departures(gone, this.sessions.choosingSessions())) this.sessions.apply(departure);
-    });
     // Start the model workers now, so the first contributions do not wait for them to load the shapes.
     this.models.warmUp();
     log.info({ modelWorkers: this.models.workers }, "model workers started");

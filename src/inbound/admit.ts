@@ -20,6 +20,7 @@ import { splitJid, type Element } from "../xmpp/stanza.js";
 import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
 import type { HeardOnce } from "./heard-once.js";
 
+/** What admitting needs: the rooms, the limits, the log of what was heard, and where refusals are counted and answered. */
 export interface AdmitOptions {
   rooms: Rooms;
   /** Our own bare JID once connected: a 1:1 message from it is our own echo. */
@@ -36,6 +37,7 @@ export interface AdmitOptions {
   now: () => number;
 }
 
+/** The admitting stage (see the top of this file); keeps the flood guards and the memory of 1:1 copies. */
 export class Admission {
   private readonly flood: FloodGuard;
   /** The same limit for what rooms give back after an absence, counted at the rooms' stamps. */

@@ -13,6 +13,7 @@ import type { SessionHost } from "../shell/session-host.js";
 import type { IdentifiedContext } from "./context.js";
 import type { ProtocolReading } from "./reading.js";
 
+/** What carrying protocol messages needs: the host, the stanza limit proposals must fit, and where refusals are counted. */
 export interface CarryOptions {
   sessions: Pick<SessionHost, "contribute" | "contributePart" | "propose">;
   maxStanzaBytes: number;

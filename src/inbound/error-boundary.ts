@@ -9,6 +9,7 @@ import type { Line } from "../xmpp/direct-line.js";
 import type { Element } from "../xmpp/stanza.js";
 import type { InboundStage } from "./stages.js";
 
+/** Where failures are logged and counted. */
 export interface ErrorBoundaryOptions {
   log: Logger;
   /** Counts a failure of a stage (the metric `mfr_inbound_errors_total{stage}`). */
@@ -23,6 +24,7 @@ export interface Failure {
   line?: Line;
 }
 
+/** Catches, counts and logs what a stage throws, and answers nothing itself; see the top of this file. */
 export class ErrorBoundary {
   constructor(private readonly options: ErrorBoundaryOptions) {}
 

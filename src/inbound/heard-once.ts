@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import type { Heard, HeardLog } from "../shell/heard.js";
 
+/** Keeps the rule that a room message is taken in once; see the top of this file. */
 export class HeardOnce {
   /** Room messages being handled, by key: the same message given twice at once is taken once. */
   private readonly inFlight = new Set<string>();

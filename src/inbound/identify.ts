@@ -20,6 +20,7 @@ const READ_ONLY: ReadonlySet<CommandName> = new Set(["help", "list", "status", "
 /** An agent told that its commands are not taken is not told again for this long. */
 const AGENT_REFUSAL_QUIET_MS = 10 * 60_000;
 
+/** What identifying needs: the allow-lists, the rooms as they are now, and the chooser that keeps the evidence. */
 export interface IdentifyOptions {
   primaryRoom: string;
   /** mfr:allowProtocolFrom and mfr:allowCommandsFrom. */
@@ -32,6 +33,7 @@ export interface IdentifyOptions {
   now: () => number;
 }
 
+/** The identifying stage (see the top of this file); remembers when each agent was last told its commands are not taken. */
 export class Identification {
   private readonly agentRefusedAt = new Map<string, number>();
 

@@ -23,6 +23,7 @@ import { readMessage, type ReadOptions } from "./read.js";
 import { routeMessage, type RouteOptions } from "./route.js";
 import type { InboundStage } from "./stages.js";
 
+/** Everything the stages need, given once by the entry (src/coordinator.ts). */
 export interface PipelineOptions {
   config: Pick<Config, "room" | "nick" | "limits" | "protocolAllowList" | "commandAllowList">;
   log: Logger;
@@ -43,6 +44,7 @@ export interface PipelineOptions {
   outlet: ReplyOutlet;
 }
 
+/** The stages in order, inside one error boundary; see the top of this file. */
 export class InboundPipeline {
   private readonly boundary: ErrorBoundary;
   private readonly heardOnce: HeardOnce;

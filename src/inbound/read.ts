@@ -16,6 +16,7 @@ import type { SessionHost } from "../shell/session-host.js";
 import { withReading, type InboundContext, type ReadContext } from "./context.js";
 import type { Reading } from "./reading.js";
 
+/** What reading needs: the primary room, our nick, and the debates running. */
 export interface ReadOptions {
   /** The primary room's bare JID: debates run there. */
   primaryRoom: string;

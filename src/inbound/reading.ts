@@ -19,6 +19,7 @@ export type ProtocolReading =
 /** A line of a Chair's debate, as the session core takes it. */
 export type DebateInput = Extract<Input, { kind: "debate" }>;
 
+/** What a message asks: one of these, decided once by read.ts. */
 export type Reading =
   | { kind: "protocol"; payloadMode: string; protocol: ProtocolReading; evidence: AgentEvidence }
   | { kind: "debate-line"; input: DebateInput }

@@ -11,6 +11,7 @@ import type { DirectLine } from "../xmpp/direct-line.js";
 import { bareJid } from "../xmpp/stanza.js";
 import type { ReplyOutlet, ReplyTarget } from "./context.js";
 
+/** The connections answers leave on, and the rooms `sayIn` names. */
 export interface RepliesOptions {
   connection: Pick<XmppConnection, "send">;
   directLine: Pick<DirectLine, "online" | "xmpp"> | undefined;

@@ -12,6 +12,7 @@ import type { SessionHost } from "../shell/session-host.js";
 import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
 import type { IdentifiedContext } from "./context.js";
 
+/** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
 export interface RouteOptions {
   sessions: Pick<SessionHost, "apply">;
   carry: CarryOptions;

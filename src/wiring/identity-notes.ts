@@ -10,6 +10,7 @@ import { basisChangeInputs } from "../shell/room-basis.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 import type { OurRooms } from "./our-rooms.js";
 
+/** Our rooms, the log, and the live sessions a change of basis re-binds. */
 export interface IdentityNotesOptions {
   rooms: OurRooms;
   log: Logger;
@@ -17,6 +18,7 @@ export interface IdentityNotesOptions {
   apply: (input: Input) => void;
 }
 
+/** Remembers what each room last said of its identities, so that only a change is said again. */
 export class IdentityNotes {
   private readonly noted = new Map<string, RoomIdentities>();
 

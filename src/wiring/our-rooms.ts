@@ -5,6 +5,7 @@
 import type { Config } from "../config/schema.js";
 import { bareJid } from "../xmpp/stanza.js";
 
+/** The rooms by role, read once from the configuration. */
 export class OurRooms {
   /** The primary room's bare JID. */
   readonly primary: string;

@@ -9,6 +9,7 @@ import type { SessionStore } from "../store/index.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+/** The hourly pruning of the archive, on a timer that never keeps the process alive. */
 export class Retention {
   private timer: NodeJS.Timeout | undefined;
 
@@ -26,6 +27,7 @@ export class Retention {
     this.timer.unref();
   }
 
+  /** No more pruning (at stop). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
   }

@@ -14,6 +14,7 @@ import { SessionHost } from "../shell/session-host.js";
 import type { SessionStore } from "../store/index.js";
 import type { XmppConnection } from "../xmpp/connection.js";
 
+/** What the host and its workers are made from. */
 export interface HostParts {
   config: Config;
   log: Logger;
