@@ -7,6 +7,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CompletionStatus, Phase } from "../session/types.js";
+import { INBOUND_STAGES, type InboundStage } from "../inbound/stages.js";
 import { REFUSAL_REASON_NAMES, type RefusalReason } from "./refusals.js";
 
 /** How a validation ended: the model sound, with violations, failed (worker error) or over its time budget. */
@@ -59,6 +60,7 @@ export class OperationsMetrics implements SessionInstruments {
   private readonly proposals: Counter;
   private readonly refusals: Counter<"reason">;
   private readonly reconnects: Counter;
+  private readonly inboundErrors: Counter<"stage">;
   private wasOnline = false;
 
   constructor(sources: GaugeSources, options: MetricsOptions = {}) {
@@ -82,6 +84,12 @@ export class OperationsMetrics implements SessionInstruments {
     this.contributions = new Counter({ name: "mfr_contributions_received_total", help: "Model contributions received (a contribution in parts counts once, when complete or refused).", registers });
     this.proposals = new Counter({ name: "mfr_proposals_received_total", help: "Solution proposals received.", registers });
     this.refusals = new Counter({ name: "mfr_inputs_refused_total", help: "Input from the network refused, by reason (a fixed set; see docs/operating.md, Metrics and health).", labelNames: ["reason"], registers });
+    this.inboundErrors = new Counter({
+      name: "mfr_inbound_errors_total",
+      help: "Inbound stanzas whose handling failed with an error, by the stage that threw (caught, logged with the stanza's id).",
+      labelNames: ["stage"],
+      registers,
+    });
     this.reconnects = new Counter({ name: "mfr_xmpp_reconnects_total", help: "Connections to the XMPP server after the first (each follows a lost connection).", registers });
     new Gauge({
       name: "mfr_live_sessions",
@@ -123,6 +131,7 @@ export class OperationsMetrics implements SessionInstruments {
     for (const phase of TIMED_PHASES) this.phaseSeconds.zero({ phase });
     for (const outcome of VALIDATION_OUTCOMES) this.validationSeconds.zero({ outcome });
     for (const reason of REFUSAL_REASON_NAMES) this.refusals.labels(reason).inc(0);
+    for (const stage of INBOUND_STAGES) this.inboundErrors.labels(stage).inc(0);
     // Includes nodejs_eventloop_lag_seconds and its percentiles (perf_hooks.monitorEventLoopDelay).
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -153,6 +162,11 @@ export class OperationsMetrics implements SessionInstruments {
 
   refused(reason: RefusalReason): void {
     this.refusals.labels(reason).inc();
+  }
+
+  /** A stage of the inbound pipeline threw (inbound/error-boundary.ts). */
+  inboundError(stage: InboundStage): void {
+    this.inboundErrors.labels(stage).inc();
   }
 
   /** Called on every `online` of the connection: each one after the first is a reconnect. */

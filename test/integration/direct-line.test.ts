@@ -46,8 +46,7 @@ async function startCoordinator(xmppAccount = ""): Promise<Running> {
 
 /** The coordinator's two ways in, to hand it a stanza as if it had come on one or the other. */
 function linesOf(coordinator: Coordinator): { roomConnection(s: Element): void; directLine(s: Element): void } {
-  const inner = coordinator as unknown as { onStanza(s: Element): void; onDirectLineMessage(s: Element): void };
-  return { roomConnection: (s) => inner.onStanza(s), directLine: (s) => inner.onDirectLineMessage(s) };
+  return { roomConnection: (s) => coordinator.pipeline.dispatch(s), directLine: (s) => void coordinator.pipeline.take({ stanza: s, line: "direct-line" }) };
 }
 
 async function person(room: string | undefined, nick: string): Promise<TestPeer> {

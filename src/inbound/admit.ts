@@ -1,0 +1,120 @@
+/**
+ * The first stage: whether a stanza is input at all, and whether it may come in now.
+ * Not input: our own echoes, errors, notices, a room's message on the direct line, the copy
+ * of a 1:1 message the server gave to both lines, a message with neither body nor payload,
+ * and a room message already taken in. Refused, and counted: a sender over the flood limit,
+ * a stanza over the size limit, a protocol message outside the rooms where agents work.
+ */
+import type { Logger } from "pino";
+import { decodeMessage } from "../protocol/codec.js";
+import type { RefusalReason } from "../ops/refusals.js";
+import type { Taken } from "../shell/catch-up.js";
+import { wording } from "../chat/wording.js";
+import { FloodGuard } from "../shell/flood-guard.js";
+import { heardOf } from "../shell/heard.js";
+import { senderOf } from "../shell/sender.js";
+import { OnceAcrossLines } from "../xmpp/direct-line.js";
+import { classifyMessage } from "../xmpp/inbound.js";
+import type { Rooms } from "../xmpp/rooms.js";
+import { splitJid, type Element } from "../xmpp/stanza.js";
+import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
+import type { HeardOnce } from "./heard-once.js";
+
+/** What admitting needs: the rooms, the limits, the log of what was heard, and where refusals are counted and answered. */
+export interface AdmitOptions {
+  rooms: Rooms;
+  /** Our own bare JID once connected: a 1:1 message from it is our own echo. */
+  ownBareJid: () => string | undefined;
+  /** Whether 1:1 chat has a line of its own (the server may then copy a message to both). */
+  hasDirectLine: boolean;
+  heardOnce: HeardOnce;
+  limits: { messagesPerMinute: number; maxInboundBytes: number };
+  /** The primary and phase rooms: where agents contribute and propose. */
+  isProtocolRoom: (room: string) => boolean;
+  refused: (reason: RefusalReason) => void;
+  outlet: ReplyOutlet;
+  log: Logger;
+  now: () => number;
+}
+
+/** The admitting stage (see the top of this file); keeps the flood guards and the memory of 1:1 copies. */
+export class Admission {
+  private readonly flood: FloodGuard;
+  /** The same limit for what rooms give back after an absence, counted at the rooms' stamps. */
+  private readonly caughtUpFlood: FloodGuard;
+  private readonly onceAcrossLines = new OnceAcrossLines();
+
+  constructor(private readonly options: AdmitOptions) {
+    this.flood = new FloodGuard(options.limits.messagesPerMinute);
+    this.caughtUpFlood = new FloodGuard(options.limits.messagesPerMinute);
+  }
+
+  /**
+   * The context of a message that is input, taken (a room message is then in flight until
+   * `HeardOnce.doneWith`); or why it is not: "ignored" (not input), "duplicate" (taken before).
+   */
+  enter({ stanza, line, stamp }: Arrival): InboundContext | Taken {
+    const { log, rooms, now } = this.options;
+    const fromHistory = stamp !== undefined;
+    const message = classifyMessage(stanza, rooms, this.options.ownBareJid(), fromHistory);
+    if ("ignored" in message) {
+      log.trace({ from: stanza.attrs.from, reason: message.ignored }, "message ignored");
+      return "ignored";
+    }
+    // We are in no room on the direct line: what a room sends there (an invitation, a message
+    // to our bare JID) is not ours to answer from a resource that is not the occupant.
+    if (line === "direct-line" && (message.kind !== "direct" || message.viaRoom)) {
+      log.trace({ from: stanza.attrs.from, reason: "room-message-on-direct-line" }, "message ignored");
+      return "ignored";
+    }
+    if (this.options.hasDirectLine && message.kind === "direct" && !message.viaRoom && isToBareJid(stanza)) {
+      const copy = { from: message.from, id: stanza.attrs.id as string | undefined, body: stanza.getChildText("body") ?? "" };
+      if (!this.onceAcrossLines.first(copy, line, now())) {
+        log.info({ from: message.from, id: copy.id, line }, "1:1 message dropped: the same one came on the other line (the server gave it to both)");
+        return "duplicate";
+      }
+    }
+    const decoded = decodeMessage(stanza);
+    if (!decoded.body && !decoded.payload) return "ignored"; // chat states, receipts…
+    // Said in a room: taken in once, however often the room gives it (shell/heard.ts).
+    const heard = message.kind === "room" ? heardOf(message.room, message.nick, stanza, typeof stamp === "number" ? stamp : now(), typeof stamp === "number") : undefined;
+    if (heard && !this.options.heardOnce.firstTake(heard)) {
+      log.debug({ room: heard.room, from: stanza.attrs.from, caughtUp: fromHistory }, "message already taken in; skipped");
+      return "duplicate";
+    }
+    return inboundContext({ stanza, line, message, decoded, heard, sender: senderOf(message, rooms) }, this.options.outlet);
+  }
+
+  /** Rate and size limits, applied before anything is parsed further; then where protocol may be spoken. False: refused. */
+  async limit(ctx: InboundContext): Promise<boolean> {
+    const { log, limits, refused } = this.options;
+    // What a room gives back at our join was said over time: its rate is judged at the room's stamps.
+    const heard = ctx.heard;
+    const rate = heard?.caughtUp ? this.caughtUpFlood.admit(ctx.sender.rateKey, heard.at) : this.flood.admit(ctx.sender.rateKey, this.options.now());
+    if (rate !== "ok") {
+      refused("throttled");
+      log.warn({ sender: ctx.sender.label, first: rate === "throttled-first" }, "sender throttled");
+      if (rate === "throttled-first") await ctx.replyPrivately(wording.throttled());
+      return false;
+    }
+    const bytes = Buffer.byteLength(ctx.stanza.toString(), "utf8");
+    if (bytes > limits.maxInboundBytes) {
+      refused("too-large");
+      log.warn({ sender: ctx.sender.label, bytes, limit: limits.maxInboundBytes }, "message over the inbound size limit");
+      await ctx.replyPrivately(wording.tooLarge(bytes, limits.maxInboundBytes));
+      return false;
+    }
+    const payload = ctx.decoded.payload;
+    if (payload && (ctx.message.kind !== "room" || !this.options.isProtocolRoom(ctx.message.room))) {
+      refused("outside-protocol-room");
+      log.warn({ sender: ctx.sender.label, mode: payload.mode }, "protocol message outside the primary and phase rooms ignored");
+      return false;
+    }
+    return true;
+  }
+}
+
+/** Addressed to our bare JID (no resource): the only kind of message a server may copy to both lines. */
+function isToBareJid(stanza: Element): boolean {
+  return splitJid(String(stanza.attrs.to ?? "")).resource === undefined;
+}

@@ -1,0 +1,75 @@
+/**
+ * Protocol messages, carried to the session host: a contribution whole or in parts, a
+ * solution proposal, or a negotiation message only noted. What cannot be carried (no
+ * session id, an unreadable part number or payload, a proposal too large to show in the
+ * SessionComplete) is refused, counted and answered privately to its sender.
+ */
+import type { Logger } from "pino";
+import { wording } from "../chat/wording.js";
+import { proposalFits } from "../protocol/outbound.js";
+import { readPartNumber } from "../protocol/part-number.js";
+import type { RefusalReason } from "../ops/refusals.js";
+import type { SessionHost } from "../shell/session-host.js";
+import type { IdentifiedContext } from "./context.js";
+import type { ProtocolReading } from "./reading.js";
+
+/** What carrying protocol messages needs: the host, the stanza limit proposals must fit, and where refusals are counted. */
+export interface CarryOptions {
+  sessions: Pick<SessionHost, "contribute" | "contributePart" | "propose">;
+  maxStanzaBytes: number;
+  refused: (reason: RefusalReason) => void;
+  log: Logger;
+}
+
+/** Hands one protocol message to the host; resolves when the next message may follow. */
+export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolReading, options: CarryOptions): Promise<void> {
+  const { sessions, refused, log } = options;
+  const from = ctx.standing.participant;
+  const sender = ctx.sender.label;
+  if (protocol.mode === "contribution") {
+    const { sessionId, modelPart, content } = protocol;
+    if (!sessionId) {
+      refused("no-session-id");
+      await ctx.replyPrivately("Your Turtle contribution has no <sessionId> element beside the payload, so I cannot tell which session it is for.");
+      return;
+    }
+    if (modelPart === undefined) {
+      await sessions.contribute(sessionId, from, content, ctx.heard);
+      return;
+    }
+    // One part of a contribution too large for one stanza: assembled at the edge (shell/contribution-parts.ts).
+    const part = readPartNumber(modelPart);
+    if (!part.ok) {
+      refused("bad-model-part");
+      log.info({ sender, sessionId, modelPart }, "contribution part with an unreadable modelPart refused");
+      await ctx.replyPrivately(wording.badModelPart(sessionId, modelPart, part.error));
+      return;
+    }
+    await sessions.contributePart(sessionId, from, part.part, content, ctx.heard);
+    return;
+  }
+  if (protocol.mode === "other") return;
+  const decoded = protocol.negotiation;
+  if (!decoded.ok) {
+    refused("malformed-payload");
+    log.info({ sender, err: decoded.error, sessionId: decoded.sessionId }, "unreadable ModelNegotiation payload");
+    await ctx.replyPrivately(`I could not read your ModelNegotiation message: ${decoded.error}. Nothing was changed.`);
+    return;
+  }
+  const m = decoded.message;
+  if (m.type !== "SolutionProposal") {
+    log.info({ sender, type: m.type, sessionId: m.sessionId }, "informational protocol message noted");
+    return;
+  }
+  const fits = proposalFits(m.solution, options.maxStanzaBytes);
+  if (!fits.ok) {
+    refused("proposal-too-large");
+    log.info({ sender, sessionId: m.sessionId, bytes: fits.bytes }, "proposal too large to show in SessionComplete refused");
+    await ctx.replyPrivately(wording.proposalTooLarge(fits.bytes, fits.max));
+    return;
+  }
+  // Not awaited live: the plan check runs in a model worker, and other stanzas need not
+  // wait for it. Caught up: the next message waits, since it may come after a deadline.
+  const proposed = sessions.propose(m.sessionId, from, m.solution, ctx.heard);
+  if (ctx.heard?.caughtUp) await proposed;
+}

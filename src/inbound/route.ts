@@ -1,0 +1,47 @@
+/**
+ * The last stage: each message to where it goes. A protocol message to the session host; a
+ * command to its handler in the registry; a command with wrong arguments to its usage; a
+ * debate line to the session being debated; something said as a command that is none to
+ * the answer naming the nearest command (addressed by nick in the room); chatter nowhere.
+ */
+import type { Logger } from "pino";
+import { wording } from "../chat/wording.js";
+import type { CommandScope } from "../commands/command.js";
+import { runCommand } from "../commands/registry.js";
+import type { SessionHost } from "../shell/session-host.js";
+import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
+import type { IdentifiedContext } from "./context.js";
+
+/** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
+export interface RouteOptions {
+  sessions: Pick<SessionHost, "apply">;
+  carry: CarryOptions;
+  commands: CommandScope;
+  log: Logger;
+}
+
+/** Sends one identified message on; resolves when the next message may follow. */
+export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions): Promise<void> {
+  const { reading } = ctx;
+  switch (reading.kind) {
+    case "protocol":
+      return carryProtocol(ctx, reading.protocol, options.carry);
+    case "debate-line":
+      options.log.debug({ sender: ctx.sender.label, sessionId: reading.input.sessionId, line: reading.input.line.kind }, "debate line");
+      options.sessions.apply(reading.input, ctx.heard);
+      return;
+    case "command":
+      return runCommand(reading.command, ctx, options.commands);
+    case "misuse":
+      await ctx.reply(wording.usage(reading.misuse));
+      return;
+    case "unknown": {
+      // Answered every time: a person who keeps mistyping is told each time; only the flood guard bounds how often.
+      const text = wording.unknownCommand(reading.unknown.word, reading.unknown.suggestion);
+      await ctx.reply(ctx.replyTo.kind === "room" ? `${ctx.sender.name}: ${text}` : text);
+      return;
+    }
+    case "chatter":
+      return;
+  }
+}

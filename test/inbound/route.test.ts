@@ -1,0 +1,60 @@
+/** The routing stage: each identified message to where it goes, and nowhere else. */
+import { describe, expect, it } from "vitest";
+import type { CommandScope } from "../../src/commands/command.js";
+import { AVAILABLE_COMMANDS } from "../../src/commands/registry.js";
+import { withReading, withStanding, type InboundContext } from "../../src/inbound/context.js";
+import type { Reading } from "../../src/inbound/reading.js";
+import { routeMessage, type RouteOptions } from "../../src/inbound/route.js";
+import { STATUS_MARK } from "../../src/session/report.js";
+import { contextOf, keptLog, keptOutlet, roomLine, roomsWith } from "./helpers.js";
+
+const rooms = roomsWith({ nick: "alice" });
+
+function routing() {
+  const calls: string[] = [];
+  const sessions = {
+    apply: (input: { kind: string }) => void calls.push(`apply ${input.kind}`),
+    contribute: async (sessionId: string) => void calls.push(`contribute ${sessionId}`),
+    contributePart: async (sessionId: string) => void calls.push(`part ${sessionId}`),
+    propose: async (sessionId: string) => void calls.push(`propose ${sessionId}`),
+    cancel: (sessionId: string) => (calls.push(`cancel ${sessionId}`), true),
+    listText: () => "No sessions.",
+  };
+  const commands = { nick: "Coordinator", room: "room@conference.localhost", maxStanzaBytes: 60_000, sessions, chooser: {}, identities: () => undefined, available: AVAILABLE_COMMANDS, refused: () => undefined } as unknown as CommandScope;
+  const options: RouteOptions = { sessions: sessions as never, carry: { sessions: sessions as never, maxStanzaBytes: 60_000, refused: () => undefined, log: keptLog().log }, commands, log: keptLog().log };
+  return { options, calls };
+}
+
+function identified(ctx: InboundContext, reading: Reading) {
+  return withStanding(withReading(ctx, reading), { participant: { nick: "alice", jid: undefined, identity: "nick:alice" }, requester: { nick: "alice", jid: undefined, identity: "nick:alice" }, facts: { nick: "alice", identity: "nick:alice", realJid: undefined, formerNicks: [] }, agent: false });
+}
+
+describe("route", () => {
+  it("sends a protocol message to the session host", async () => {
+    const { options, calls } = routing();
+    const ctx = contextOf(roomLine("alice", "x"), rooms, keptOutlet());
+    await routeMessage(identified(ctx, { kind: "protocol", payloadMode: "m", protocol: { mode: "contribution", sessionId: "s1", modelPart: undefined, content: "<a> <b> <c> ." }, evidence: "contribution" }), options);
+    expect(calls).toEqual(["contribute s1"]);
+  });
+
+  it("sends a command to its handler, and answers in the room it was said in", async () => {
+    const { options, calls } = routing();
+    const outlet = keptOutlet();
+    await routeMessage(identified(contextOf(roomLine("alice", "mfr-cancel s1"), rooms, outlet), { kind: "command", command: { name: "cancel", sessionId: "s1" } }), options);
+    await routeMessage(identified(contextOf(roomLine("alice", "mfr-list"), rooms, outlet), { kind: "command", command: { name: "list" } }), options);
+    expect(calls).toEqual(["cancel s1"]);
+    expect(outlet.said).toEqual([{ how: "to", target: { kind: "room", room: "room@conference.localhost" }, text: `${STATUS_MARK}No sessions.` }]);
+  });
+
+  it("sends a debate line to the session, answers a misspelt command by nick, a misuse with its usage, and chatter not at all", async () => {
+    const { options, calls } = routing();
+    const outlet = keptOutlet();
+    const ctx = () => contextOf(roomLine("alice", "x"), rooms, outlet);
+    await routeMessage(identified(ctx(), { kind: "debate-line", input: { kind: "debate", sessionId: "s1", from: { nick: "Chair", jid: undefined }, line: { kind: "started" } } as never }), options);
+    await routeMessage(identified(ctx(), { kind: "unknown", unknown: { word: "mfr-lst", suggestion: "mfr-list" } }), options);
+    await routeMessage(identified(ctx(), { kind: "misuse", misuse: { name: "cancel", usage: "mfr-cancel <sessionId>" } }), options);
+    await routeMessage(identified(ctx(), { kind: "chatter" }), options);
+    expect(calls).toEqual(["apply debate"]);
+    expect(outlet.said.map((s) => s.text)).toEqual(['alice: Unknown command "mfr-lst"; did you mean mfr-list? Say "help" for the commands I know.', "Usage: mfr-cancel <sessionId>"]);
+  });
+});
