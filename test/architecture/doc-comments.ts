@@ -13,14 +13,16 @@ import ts from "typescript";
 
 /**
  * The files and directories (relative to the repository, searched recursively) whose exports
- * must carry a doc comment. Modules still to be added here, one line each, once they exist:
- * `src/inbound/` and `src/commands/` (the coordinator's inbound pipeline) and `src/shell/host/`
- * (the session host's modules).
+ * must carry a doc comment: the session core, the model, the store, the inbound pipeline and
+ * its commands, and the wiring. A new directory of modules that hold rules is added here.
  */
 export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/session",
   "src/model",
   "src/store",
+  "src/inbound",
+  "src/commands",
+  "src/wiring",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */
