@@ -21,6 +21,7 @@ import { prepareEvidence } from "./agent-evidence.js";
 import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
+import type { SessionJournal } from "../shell/host/journal.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -50,7 +51,7 @@ interface ArchivedRow extends SummaryRow {
   session: string;
 }
 
-export class SessionStore {
+export class SessionStore implements SessionJournal {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
   private readonly heard: ReturnType<typeof prepareHeard>;
