@@ -44,14 +44,20 @@ export type { SessionStep, SessionStepListener } from "./host/step-listeners.js"
 export interface SessionHostOptions {
   /** The rooms and the stanza limit the core's messages are rendered for. */
   render: RenderContext;
+  /** The timeouts and limits every new session is started with. */
   settings: SessionSettings;
+  /** Most live sessions at once; a start beyond it is refused with a reason. */
   maxLiveSessions: number;
   /** Most live sessions one person may have started (same identity, see session/identity.ts). */
   maxLiveSessionsPerPerson?: number;
+  /** Contribution checks, analyses and plan checks, off the event loop (host/model-service.ts). */
   models: ModelService;
+  /** Where stanzas go, one at a time, in order (host/outbox.ts). */
   outlet: Outlet;
   log: Logger;
+  /** The clock, read once per input (a fake one in tests). */
   now: () => number;
+  /** For new session ids; Math.random by default. */
   random?: () => number;
   /** Durable log and archive; without one, sessions live in memory only. */
   journal?: SessionJournal;
