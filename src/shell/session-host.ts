@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, stepSession } from "../session/step.js";
 import { sameParticipant } from "../session/identity.js";
-import type { ChooseAgents, Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
+import type { Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { StoredEvent } from "../store/records.js";
 import { partsLimits, type PartRefusal, type PartsLimits } from "./contribution-parts.js";
 import type { PartNumber } from "../protocol/part-number.js";
@@ -32,6 +32,7 @@ import { Outbox, type Outlet } from "./host/outbox.js";
 import { ProposalIntake } from "./host/proposal-intake.js";
 import { SessionQueries } from "./host/queries.js";
 import { SessionTable } from "./host/session-table.js";
+import { startInputOf, startRefusal, type SessionPlan } from "./host/session-start.js";
 import { StepListeners, type SessionStepListener } from "./host/step-listeners.js";
 
 // The host's parts, for importers that know the host only (the web view, metrics, tests, bench).
@@ -39,6 +40,7 @@ export type { ArchivedSummary, SessionJournal } from "./host/journal.js";
 export type { ModelService } from "./host/model-service.js";
 export { originIdOf, type Outlet } from "./host/outbox.js";
 export type { SessionStep, SessionStepListener } from "./host/step-listeners.js";
+export type { SessionPlan } from "./host/session-start.js";
 
 /** What a SessionHost is made with. */
 export interface SessionHostOptions {
@@ -67,20 +69,6 @@ export interface SessionHostOptions {
   parts?: PartsLimits;
   /** Told of each part refused at the edge (the operations metrics count them). */
   onPartRefused?: (reason: PartRefusal) => void;
-}
-
-/** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
-export interface SessionPlan {
-  expectedAgents: string[];
-  /** Agents known to answer SolutionRequests (they proposed before); null when unknown. */
-  expectedProposers?: string[] | null;
-  /** Agents that propose without modelling: the solution window waits for them too. */
-  expectedSolvers?: string[];
-  requestedAgents?: string[] | null;
-  approvalRequired?: string[];
-  choose?: (sessionId: string) => ChooseAgents;
-  /** The room as the shell sees it now (who may be asked, and why each is taken for an agent). */
-  room?: RoomView;
 }
 
 /** The host: the modules under shell/host/, composed; see the module comment. */
@@ -149,31 +137,12 @@ export class SessionHost {
     return this.table.live();
   }
 
-  /** Starts a session; returns its id, or a reason it cannot start now. */
+  /** Starts a session; returns its id, or a reason it cannot start now (host/session-start.ts). */
   start(problem: string, by: Participant, plan: SessionPlan, heard?: Heard): { ok: true; sessionId: string } | { ok: false; reason: string } {
-    if (this.liveSessions().length >= this.options.maxLiveSessions) {
-      return { ok: false, reason: `${this.options.maxLiveSessions} sessions are already running; wait for one to finish or cancel one.` };
-    }
-    const perPerson = this.options.maxLiveSessionsPerPerson;
-    const own = this.liveSessions().filter((s) => sameParticipant(s.startedBy, by));
-    if (perPerson !== undefined && own.length >= perPerson) {
-      return { ok: false, reason: `you already have ${own.length} sessions running (${own.map((s) => s.id).join(", ")}), the most one person may; wait for one to finish or cancel one.` };
-    }
+    const refusal = startRefusal(this.liveSessions(), by, this.options);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
     const sessionId = newSessionId(this.options.random ?? Math.random, (id) => this.table.get(id) !== undefined || this.keeper.knows(id));
-    this.apply({
-      kind: "start",
-      sessionId,
-      problem,
-      by,
-      settings: this.options.settings,
-      expectedAgents: plan.expectedAgents,
-      requestedAgents: plan.requestedAgents ?? null,
-      ...(plan.expectedProposers !== undefined ? { expectedProposers: plan.expectedProposers } : {}),
-      ...(plan.expectedSolvers?.length ? { expectedSolvers: plan.expectedSolvers } : {}),
-      ...(plan.choose ? { choose: plan.choose(sessionId) } : {}),
-      ...(plan.approvalRequired?.length ? { approvalRequired: plan.approvalRequired } : {}),
-      ...(plan.room ? { room: plan.room } : {}),
-    }, heard);
+    this.apply(startInputOf(sessionId, problem, by, this.options.settings, plan), heard);
     return { ok: true, sessionId };
   }
 
