@@ -13,7 +13,6 @@
 import type { Logger } from "pino";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest, stepSession } from "../session/step.js";
-import { sameParticipant } from "../session/identity.js";
 import type { Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { StoredEvent } from "../store/records.js";
 import { partsLimits, type PartRefusal, type PartsLimits } from "./contribution-parts.js";
@@ -155,23 +154,17 @@ export class SessionHost {
 
   /** Sessions still choosing their agents (debate, clarification or approval). */
   choosingSessions(): Session[] {
-    return this.liveSessions().filter((s) => s.phase === "selecting");
+    return this.queries.choosing();
   }
 
   /** Sessions whose agents are being chosen in a Chair's debate. */
   debatingSessions(): Session[] {
-    return this.liveSessions().filter((s) => s.phase === "selecting" && s.selection?.stage === "debating");
+    return this.queries.debating();
   }
 
-  /**
-   * The newest session waiting for this person to choose agents: one they started, or,
-   * for a moderator or allow-listed person, any (the core decides whether they may).
-   */
+  /** The newest session waiting for this person to choose agents (host/queries.ts). */
   clarificationFor(by: Requester): Session | undefined {
-    const waiting = this.liveSessions()
-      .filter((s) => s.phase === "selecting" && s.selection?.stage === "clarifying")
-      .sort((a, b) => b.startedAt - a.startedAt);
-    return waiting.find((s) => sameParticipant(s.startedBy, by)) ?? (by.standing ? waiting[0] : undefined);
+    return this.queries.clarificationFor(by);
   }
 
   /** Cancels a session in memory (the core decides whether `by` may); false for one it does not hold. */

@@ -1,6 +1,7 @@
 /**
- * What the host answers without stepping the core: mfr-status and mfr-list texts, and the
- * one polite answer to input for a session that is complete and archived.
+ * What the host answers without stepping the core: mfr-status and mfr-list texts, which
+ * sessions wait for their agents to be chosen, and the one polite answer to input for a
+ * session that is complete and archived.
  *
  * The rules it keeps: a session in memory is answered from memory, one that left memory from
  * the archive, and a session is listed once (in memory wins over archived); an answer from
@@ -8,7 +9,8 @@
  */
 import type { Logger } from "pino";
 import { archivedListLine, sessionListLine, sessionStatus } from "../../session/report.js";
-import type { Participant, Session } from "../../session/types.js";
+import { sameParticipant } from "../../session/identity.js";
+import type { Participant, Requester, Session } from "../../session/types.js";
 import type { JournalKeeper } from "./journal-keeper.js";
 import type { Outbox } from "./outbox.js";
 import type { SessionTable } from "./session-table.js";
@@ -22,9 +24,31 @@ export interface SessionQueriesOptions {
   now: () => number;
 }
 
-/** Status and list texts, and answers from the archive. */
+/** Status and list texts, the sessions still choosing agents, and answers from the archive. */
 export class SessionQueries {
   constructor(private readonly options: SessionQueriesOptions) {}
+
+  /** Sessions still choosing their agents (debate, clarification or approval). */
+  choosing(): Session[] {
+    return this.options.table.live().filter((s) => s.phase === "selecting");
+  }
+
+  /** Sessions whose agents are being chosen in a Chair's debate. */
+  debating(): Session[] {
+    return this.options.table.live().filter((s) => s.phase === "selecting" && s.selection?.stage === "debating");
+  }
+
+  /**
+   * The newest session waiting for this person to choose agents: one they started, or,
+   * for a moderator or allow-listed person, any (the core decides whether they may).
+   */
+  clarificationFor(by: Requester): Session | undefined {
+    const waiting = this.options.table
+      .live()
+      .filter((s) => s.phase === "selecting" && s.selection?.stage === "clarifying")
+      .sort((a, b) => b.startedAt - a.startedAt);
+    return waiting.find((s) => sameParticipant(s.startedBy, by)) ?? (by.standing ? waiting[0] : undefined);
+  }
 
   /** One session's status (live or archived); without an id, the live session, or the list of live ones. */
   statusText(sessionId: string | undefined): string {

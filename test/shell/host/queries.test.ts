@@ -58,6 +58,22 @@ describe("SessionQueries", () => {
     expect(queries.statusText(undefined)).toBe("No session is running. No sessions yet. Start one with: mfr-start <problem>");
   });
 
+  it("finds the newest session waiting for this person to choose agents; another person's only with standing", () => {
+    const { table, queries } = queriesWith(undefined);
+    const unclear = { method: "catalog" as const, outcome: { kind: "unclear" as const, options: [{ number: 1, agent: "ada", reason: "models" }], why: "Several fit." } };
+    const dana = { nick: "dana", jid: "dana@people.example" };
+    const pat = { nick: "pat", jid: "pat@people.example" };
+    const driver = new Driver(NOW);
+    driver.feed(startInput({ sessionId: "dana-old", by: dana, choose: unclear }));
+    driver.feed(startInput({ sessionId: "dana-new", by: dana, choose: unclear }), NOW + 1_000);
+    driver.feed(startInput({ sessionId: "pat", by: pat, choose: unclear }), NOW + 2_000);
+    for (const id of ["dana-old", "dana-new", "pat"]) table.put(driver.session(id));
+    expect(queries.choosing().map((s) => s.id).sort()).toEqual(["dana-new", "dana-old", "pat"]);
+    expect(queries.clarificationFor(dana)?.id).toBe("dana-new");
+    expect(queries.clarificationFor({ nick: "eve", jid: "eve@people.example" })).toBeUndefined();
+    expect(queries.clarificationFor({ nick: "mod", jid: "mod@people.example", standing: "moderator" })?.id).toBe("pat");
+  });
+
   it("answers input for an archived session once, privately, worded from the archive; not a session in memory", async () => {
     const journal = new ArrayJournal();
     journal.archive(completedSession("done", NOW - 3_600_000));
