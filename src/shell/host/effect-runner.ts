@@ -13,14 +13,18 @@ import type { Outbox } from "./outbox.js";
 
 /** The deadlines a step may arm or clear (DeadlineTimers). */
 export interface Deadlines {
+  /** Arms the session's one deadline for `at`, replacing the one it had. */
   schedule(sessionId: string, at: number): void;
+  /** Clears the session's deadline. */
   cancel(sessionId: string): void;
 }
 
 /** What the effect runner hands on, beyond the outbox. */
 export interface EffectRunnerOptions {
+  /** The rooms and stanza limit a step's messages are rendered for (the same as replay's). */
   render: RenderContext;
   log: Logger;
+  /** Where the step's stanzas are queued, in order. */
   outbox: Outbox;
   deadlines: Deadlines;
   /** Starts model work the step asked for; its answer comes back as a later input. */
