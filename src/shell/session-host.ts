@@ -76,7 +76,7 @@ export class SessionHost {
   private readonly timers: DeadlineTimers;
   private readonly keeper: JournalKeeper;
   private readonly outbox: Outbox;
-  private readonly effects: EffectRunner;
+  private readonly runner: EffectRunner;
   private readonly analyses: AnalysisRunner;
   /** The formal model's JSON the worker could not store, for plan checks (analysis-runner.ts). */
   private readonly formalTexts = new FormalTexts();
@@ -93,7 +93,7 @@ export class SessionHost {
     this.outbox = new Outbox(options.outlet, this.keeper, log, render.room);
     this.steps = new StepListeners(log);
     this.analyses = new AnalysisRunner({ models, settings, render, table: this.table, keeper: this.keeper, formalTexts: this.formalTexts, apply });
-    this.effects = new EffectRunner({
+    this.runner = new EffectRunner({
       render,
       log,
       outbox: this.outbox,
@@ -282,7 +282,7 @@ export class SessionHost {
       if (after !== undefined) this.table.put(after);
       // A completed session checks no more plans.
       if (after?.phase === "complete") this.formalTexts.forget(input.sessionId);
-      this.effects.carryOut(input.sessionId, effects, at, logged);
+      this.runner.carryOut(input.sessionId, effects, at, logged);
       this.steps.emit({ at, input, before, after, effects });
       this.contributions.dropClosedParts(input.sessionId);
     } catch (err) {
