@@ -21,6 +21,7 @@ import { prepareEvidence } from "./agent-evidence.js";
 import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
+import type { SessionJournal } from "../shell/host/journal.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -56,7 +57,7 @@ interface ArchivedRow extends SummaryRow {
  * directory (a process lock), any number of read-only readers. Every write throws once the
  * store is closed or if it was opened read-only; a corrupt row reads as a StoreError.
  */
-export class SessionStore {
+export class SessionStore implements SessionJournal {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
   private readonly heard: ReturnType<typeof prepareHeard>;

@@ -23,6 +23,7 @@ export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/inbound",
   "src/commands",
   "src/wiring",
+  "src/shell/host",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { SessionJournal } from "../../src/shell/session-host.js";
+import type { SessionJournal } from "../../src/shell/host/journal.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { T0, completedSession, start, tempDir } from "./helpers.js";
 
 describe("SessionStore as the session host's journal", () => {
-  it("plugs into SessionHostOptions.journal as is (checked by tsc) and behaves like one", () => {
+  it("implements the host's journal interface (checked by tsc) and behaves like one", () => {
     const store = SessionStore.open(tempDir());
     const journal: SessionJournal = store;
     journal.append("a", start("a"), T0);
