@@ -76,6 +76,8 @@ describe("contributions in parts, over a real room", () => {
 
     const complete = await bothProposeAndComplete(s);
     expect(String(complete.summary)).toContain("modeler: 3 entities, 1 action");
+    // The log reaches the test through a pipe, possibly after the room's messages: wait for the line.
+    await s.coordinator.waitForLog((l) => l.msg === "contribution accepted" && l.agent === "modeler");
     const accepted = s.coordinator.logs.filter((l) => l.msg === "contribution accepted" && l.agent === "modeler");
     expect(accepted).toEqual([expect.objectContaining({ parts: 3, triples: 18 })]);
     // One answer for the whole contribution, none per part.
