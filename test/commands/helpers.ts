@@ -67,18 +67,19 @@ export function fakeScope(o: FakeScopeOptions = {}) {
 
 const rooms = roomsWith({ nick: "alice" });
 
-/** Runs a handler on a command from alice, in the room or (direct) in 1:1 chat; returns what was said. */
+/** Runs a handler on a command from alice, in the room or (direct) in 1:1 chat; returns what was said. `requester`: alice as the core sees her (her standing). */
 export async function runAs<C extends Command>(
   handler: (command: C, ctx: IdentifiedContext, scope: CommandScope) => Promise<void>,
   command: C,
   scope: CommandScope,
   direct = false,
+  requester: IdentifiedContext["standing"]["requester"] = ALICE,
 ): Promise<Said[]> {
   const outlet = keptOutlet();
   const stanza = direct ? xml("message", { from: "alice@localhost/phone", type: "chat", id: "d" }, xml("body", {}, "x")) : roomLine("alice", "x");
   const ctx = withStanding(withReading(contextOf(stanza, rooms, outlet), { kind: "command", command }), {
     participant: ALICE,
-    requester: ALICE,
+    requester,
     facts: { nick: "alice", identity: "nick:alice", realJid: undefined, formerNicks: [] },
     agent: false,
   });
