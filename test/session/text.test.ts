@@ -45,7 +45,7 @@ describe("seconds: ms under a second, tenths only under ten seconds, whole secon
 
   it("is one of the four shapes, close to the duration, and never shows 60 s or tenths from ten seconds on (property)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 0, max: 10 * 60 * 60 * 1000 })), (ms) => {
+      fc.property(fc.oneof(fc.integer({ min: 55_000, max: 65_000 }), fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 0, max: 10 * 60 * 60 * 1000 })), (ms) => {
         const text = seconds(ms);
         let back: number;
         let within: number;
@@ -65,6 +65,18 @@ describe("seconds: ms under a second, tenths only under ten seconds, whole secon
           [back, within] = [(Number(m?.[3]) * 60 + secs) * 1000, 500];
         }
         expect(Math.abs(back - ms)).toBeLessThanOrEqual(within);
+      }),
+    );
+  });
+
+  // Known bug (reported, not fixed here: tests only): just under a whole second, toFixed(1)
+  // rounds up to ".0", so 1_999 ms reads "2.0 s" and 9_960 ms "10.0 s", tenths from ten seconds
+  // on. `it.fails` keeps the suite green while the bug stands and fails once it is fixed:
+  // then make this a plain `it`.
+  it.fails("never shows a tenth of .0 nor tenths at ten seconds (KNOWN BUG: 1_999 ms reads '2.0 s', 9_960 ms '10.0 s')", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1_000, max: 10_999 }), (ms) => {
+        expect(seconds(ms)).not.toMatch(/\.0 s$|^1\d\.\d s$/);
       }),
     );
   });
