@@ -33,8 +33,10 @@ export function names(list: readonly string[]): string {
 export function seconds(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const s = ms / 1000;
-  // Tenths only where they matter: "1.5 s", but "42 s", not "59.9 s".
-  if (s < 10) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  // Tenths only where they matter: "1.5 s", but "42 s", not "59.9 s". Rounded to tenths before
+  // the choice, so 1,999 ms reads "2 s" and 9,960 ms "10 s", never "2.0 s" or "10.0 s".
+  const tenths = Math.round(ms / 100) / 10;
+  if (tenths < 10) return `${Number.isInteger(tenths) ? tenths : tenths.toFixed(1)} s`;
   const whole = Math.round(s);
   return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
