@@ -104,7 +104,8 @@ export function countItems(store: QuadQueries, graphIri: string): ItemCounts {
 
 /** Per agent, what its contribution added (summed if one agent somehow holds several graphs). */
 export function countItemsByAgent(model: MergedModel): Record<string, ItemCounts> {
-  const byAgent: Record<string, ItemCounts> = {};
+  // Keyed by agent names from the network: no prototype, so an agent called `valueOf` is one more name.
+  const byAgent = Object.create(null) as Record<string, ItemCounts>;
   for (const [graphIri, agent] of model.agentByGraph) {
     const counts = countItems(model.store, graphIri);
     const sum = byAgent[agent];

@@ -22,7 +22,8 @@ export interface DecodedMessage {
 export function decodeMessage(stanza: Element): DecodedMessage {
   const bodyText = stanza.getChildText("body");
   let payload: LinguePayload | undefined;
-  const siblings: Record<string, string> = {};
+  // Keyed by element names a sender chose: no prototype, so `<constructor/>` is one more name.
+  const siblings = Object.create(null) as Record<string, string>;
   for (const child of stanza.getChildElements()) {
     if (child.attrs.xmlns !== LINGUE) continue;
     if (child.name === "payload" && !payload) {

@@ -28,6 +28,7 @@ import { ContributionKind } from "../protocol/vocab.js";
 import { declaresSomething, type Candidate, type RoomView } from "./room-view.js";
 import { humanise, stemsOf, wordsOf, type Word } from "./selection-words.js";
 import type { SelectionOption, SelectionOutcome } from "./types.js";
+import { nameTable } from "./name-table.js";
 
 /** Limits of selectFromRoom; each is optional, and a limit below 1 counts as 1. */
 export interface SelectionOptions {
@@ -106,7 +107,7 @@ export function selectFromRoom(problem: string, room: RoomView, opts: SelectionO
     return {
       kind: "chosen",
       agents: chosen.map((s) => s.entry.nick),
-      reasons: Object.fromEntries(chosen.map((s) => [s.entry.nick, explain(s)])),
+      reasons: nameTable(chosen.map((s) => [s.entry.nick, explain(s)])),
     };
   }
 

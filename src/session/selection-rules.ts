@@ -17,6 +17,7 @@ import { selectFromRoom } from "./selection-match.js";
 import { mapNames, mappedAgents } from "./selection-names.js";
 import type { Step } from "./step-context.js";
 import type { Input, Participant, Selection, SelectionOutcome, Session } from "./types.js";
+import { nameTable } from "./name-table.js";
 
 /** Debate lines kept per session for the report. */
 const MAX_NOTES = 50;
@@ -42,7 +43,7 @@ export function startSelection(session: Session, input: StartInput, s: Step): vo
     notes: [],
     options: [],
     chosen: [],
-    reasons: {},
+    reasons: nameTable(),
     awaitingApproval: [],
     approvalRequired: input.approvalRequired ?? [],
     method: "all agents present",
@@ -83,7 +84,7 @@ function applyOutcome(session: Session, selection: Selection, outcome: Selection
     // Nothing to go by never fails a session: whoever might be an agent is asked.
     selection.stage = "approving";
     selection.chosen = dedupe(outcome.agents);
-    selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, "might be an agent"]));
+    selection.reasons = nameTable(selection.chosen.map((a) => [a, "might be an agent"]));
     s.say(say.everyone(session, selection.chosen, outcome.why));
     if (selection.chosen.length === 0) {
       beginCollecting(session, null, [], s);
@@ -195,7 +196,7 @@ function onConsensus(session: Session, selection: Selection, line: Extract<Debat
   }
   if (room) selection.room = room;
   selection.chosen = dedupe(agents);
-  selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, `named in the consensus: "${line.text}"`]));
+  selection.reasons = nameTable(selection.chosen.map((a) => [a, `named in the consensus: "${line.text}"`]));
   s.say(say.chosen(session, selection));
   askApprovalOrBegin(session, selection, s);
 }
@@ -228,7 +229,7 @@ export function onChoice(session: Session, input: Extract<Input, { kind: "choice
     agents = input.choice.map((n) => options.find((o) => o.number === n)?.agent ?? "").filter(Boolean);
   }
   selection.chosen = dedupe(agents);
-  selection.reasons = Object.fromEntries(selection.chosen.map((a) => [a, `chosen by ${input.by.nick}`]));
+  selection.reasons = nameTable(selection.chosen.map((a) => [a, `chosen by ${input.by.nick}`]));
   selection.method = `chosen by ${input.by.nick} from the room's options`;
   s.say(say.chosen(session, selection));
   askApprovalOrBegin(session, selection, s);

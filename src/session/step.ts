@@ -19,6 +19,7 @@ import { Step } from "./step-context.js";
 import { isSolved, proposalVerification, repairIssues } from "./verdicts.js";
 import { answerArrived, awaitedProposers, clearDeadline, closerOfDeadline, logWindowClosed, missingAgents, missingProposers, openWindow, setDeadline } from "./windows.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";
+import { copyNameTable, nameTable } from "./name-table.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */
 const MAX_LATE = 20;
@@ -122,7 +123,7 @@ export function stepSession(existing: Session | undefined, input: Input, now: nu
 function draft(session: Session): Session {
   return {
     ...session,
-    contributions: { ...session.contributions },
+    contributions: copyNameTable(session.contributions),
     rejected: [...session.rejected],
     late: [...session.late],
     validations: [...session.validations],
@@ -152,13 +153,13 @@ function start(input: Extract<Input, { kind: "start" }>, s: Step): Session {
     requestedAgents: null,
     invitedAgents: null,
     expectedAgents: [],
-    contributions: {},
+    contributions: nameTable(),
     rejected: [],
     late: [],
     contributionsVersion: 0,
     analysingVersion: null,
     validations: [],
-    fixRequests: {},
+    fixRequests: nameTable(),
     model: null,
     solutionRequestedAt: null,
     solvers: [],
@@ -353,7 +354,7 @@ function validationResult(session: Session, analysis: ModelAnalysis | null, erro
 
 function startFixRound(session: Session, analysis: ModelAnalysis, result: Broadcast, s: Step): void {
   const everyone = Object.keys(session.contributions);
-  const issues: Record<string, string[]> = {};
+  const issues = nameTable<string[]>();
   for (const f of analysis.findings) {
     if (f.severity !== "Violation") continue;
     // A violation nobody owns (e.g. "the model has no Entity") is everyone's to fix.
@@ -442,7 +443,7 @@ function finishReasoning(session: Session, s: Step): void {
   // Once a valid plan exists, only the agents asked for solutions are worth the wait: a repaired
   // plan of theirs ranks first; a stranger's would not change the outcome.
   const requested = requestedProposers(session);
-  const issues = Object.fromEntries(Object.entries(repairIssues(session)).filter(([agent]) => !solved || requested.some((a) => sameAgent(a, agent))));
+  const issues = nameTable(Object.entries(repairIssues(session)).filter(([agent]) => !solved || requested.some((a) => sameAgent(a, agent))));
   if (Object.keys(issues).length > 0 && (session.solutionRound ?? 1) <= (session.settings.maxRepairRounds ?? 0)) {
     startRepairRound(session, issues, s);
     return;

@@ -7,6 +7,7 @@
 import { hasFormalPart, summariseFormalModel, type FormalSummary, type Verification } from "../formal/index.js";
 import { checkPlan, claimedPlanOf, verdictWithoutSimulation } from "./plan-check.js";
 import type { Input, ModelAnalysis, Proposal, Session } from "./types.js";
+import { nameTable } from "./name-table.js";
 
 /**
  * What the core knows of a model's formal part: its summary, or, for logs written before
@@ -68,7 +69,7 @@ export function verdictWords(p: Proposal): string {
  * was false there, and what the steps before it did (the state it failed in).
  */
 export function repairIssues(session: Session): Record<string, string[]> {
-  const issues: Record<string, string[]> = {};
+  const issues = nameTable<string[]>();
   for (const p of session.proposals) {
     const v = p.verification;
     if (v?.verdict !== "invalid") continue;
