@@ -13,7 +13,8 @@ export function unescapeXml(value: string): string {
       const code = ref[1] === "x" ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
       return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
-    return ENTITIES[ref] ?? whole;
+    // Own entries only: `&constructor;` is no entity, not Object.prototype's constructor.
+    return Object.hasOwn(ENTITIES, ref) ? ENTITIES[ref]! : whole;
   });
 }
 
