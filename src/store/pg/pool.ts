@@ -33,3 +33,25 @@ export function openPool(options: OpenPoolOptions): pg.Pool {
   pool.on("error", (err) => onIdleError(err));
   return pool;
 }
+
+/**
+ * Runs `fn` with a connection of its own checked out of `pool` (for a transaction, such as
+ * withFence's), and gives it back afterwards. A checked-out connection that breaks emits an
+ * error that nobody would hear (the pool listens only to idle ones) and the process would
+ * crash: here it is heard, `fn`'s next query fails instead, and the broken connection is
+ * destroyed rather than returned to the pool.
+ */
+export async function withConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on("error", onError);
+  try {
+    return await fn(client);
+  } finally {
+    client.removeListener("error", onError);
+    client.release(broken ?? false);
+  }
+}

@@ -150,8 +150,10 @@ export class RoomLeases {
  * of the room waits for it, so `fn`'s writes commit before any new owner's epoch begins.
  * Throws FencedOut (before `fn` runs; nothing written) when another instance has claimed
  * the room since. The transaction commits when `fn` resolves and rolls back when anything
- * throws. `client` must be a dedicated connection (checked out of a pool) not already in a
- * transaction, and `fn` must do its writes on that same client.
+ * throws. `client` must be a dedicated connection (checked out of a pool, as
+ * withConnection in pool.ts does) not already in a transaction, and `fn` must do its writes
+ * on that same client. A connection lost on the way rejects with the driver's error and
+ * commits nothing.
  *
  * The check is on the epoch alone: a lease that expired with nobody having claimed the room
  * still fences correctly (no one else has written), and its owner learns of the expiry when
@@ -163,6 +165,18 @@ export async function withFence<T>(
   epoch: number,
   fn: (client: ClientBase) => Promise<T>,
 ): Promise<T> {
+  // A connection that breaks mid-transaction must fail this call, not crash the process
+  // with an error event nobody hears (see withConnection in pool.ts).
+  const onError = (): void => undefined;
+  client.on("error", onError);
+  try {
+    return await fenced(client, room, epoch, fn);
+  } finally {
+    client.removeListener("error", onError);
+  }
+}
+
+async function fenced<T>(client: ClientBase, room: string, epoch: number, fn: (client: ClientBase) => Promise<T>): Promise<T> {
   await client.query("BEGIN");
   try {
     const result = await client.query<{ epoch: string }>(

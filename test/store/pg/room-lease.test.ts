@@ -5,6 +5,7 @@
  */
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
+import { withConnection } from "../../../src/store/pg/pool.js";
 import { FencedOut, RoomLeases, checkLeaseMs, withFence } from "../../../src/store/pg/room-lease.js";
 import { useTestPostgres } from "../../support/postgres.js";
 import { sleep, useMigratedDatabases } from "./fixtures.js";
@@ -23,15 +24,12 @@ async function dbNow(pool: pg.Pool): Promise<number> {
 
 /** Writes one row for `room` through the fence, as `owner` at `epoch`, on a connection of its own. */
 async function fencedWrite(pool: pg.Pool, room: string, owner: string, epoch: number, during?: () => Promise<void>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await withFence(client, room, epoch, async (tx) => {
+  await withConnection(pool, (client) =>
+    withFence(client, room, epoch, async (tx) => {
       await tx.query("INSERT INTO fenced_writes (room, owner, epoch) VALUES ($1, $2, $3)", [room, owner, epoch]);
       await during?.();
-    });
-  } finally {
-    client.release();
-  }
+    }),
+  );
 }
 
 async function writesOf(pool: pg.Pool, room: string): Promise<string[]> {
@@ -170,8 +168,7 @@ describe("withFence", () => {
     const theirs = (await beta!.claim("room-a", "beta", LEASE_MS))!;
     expect(theirs.epoch).toBe(mine.epoch + 1);
     let ran = false;
-    const client = await pools[0]!.connect();
-    try {
+    await withConnection(pools[0]!, async (client) => {
       const error = await withFence(client, "room-a", mine.epoch, async () => {
         ran = true;
       }).catch((err: unknown) => err);
@@ -179,9 +176,7 @@ describe("withFence", () => {
       expect(error).toMatchObject({ room: "room-a", epoch: mine.epoch, currentEpoch: theirs.epoch });
       // The connection is usable again, not left inside an aborted transaction.
       expect((await client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
-    } finally {
-      client.release();
-    }
+    });
     expect(ran).toBe(false);
     await expect(fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch)).rejects.toBeInstanceOf(FencedOut);
     await fencedWrite(pools[1]!, "room-a", "beta", theirs.epoch);
