@@ -4,7 +4,7 @@
  * instance that lost its room.
  */
 import type pg from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { withConnection } from "../../../src/store/pg/pool.js";
 import { FencedOut, RoomLeases, checkLeaseMs, withFence } from "../../../src/store/pg/room-lease.js";
 import { useTestPostgres } from "../../support/postgres.js";
@@ -63,6 +63,21 @@ describe("claim", () => {
     await sleep(PAST_LEASE_MS);
     expect(await beta!.claim("room-a", "beta", LEASE_MS)).toMatchObject({ owner: "beta", epoch: 2 });
     expect(await alpha!.claim("room-a", "alpha", LEASE_MS)).toBeUndefined();
+  });
+
+  it("goes by the database's clock, not the instance's: an instance whose clock runs an hour ahead still finds the lease running", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const lease = (await alpha!.claim("room-a", "alpha", 60_000))!;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 3_600_000);
+      expect(Date.now()).toBeGreaterThan(lease.expiresAt.getTime());
+      expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+      expect(await alpha!.renew("room-a", "alpha", lease.epoch, 60_000)).toMatchObject({ epoch: lease.epoch });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("keeps rooms apart", async () => {
