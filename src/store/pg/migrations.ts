@@ -5,7 +5,8 @@
  * migration is applied exactly once, and all pending migrations of one start are applied in
  * one transaction (PostgreSQL's DDL is transactional): a failed start leaves the schema as
  * it was. A database whose schema is newer than this code is refused, never used: an older
- * instance must not write rows in a shape it does not know.
+ * instance must not write rows in a shape it does not know. So is one whose applied
+ * migrations are not this code's (checked by name, version by version).
  *
  * Rule for adding a migration: append it with the next version; never edit or reorder one
  * that has been released (databases in the field have applied it as it was).
@@ -66,6 +67,26 @@ export class SchemaTooNewError extends Error {
   }
 }
 
+/**
+ * A migration the database has applied is not the one this code has under that version (a
+ * migration edited after release, or two branches that each added their own version N):
+ * the schema is not the one the code expects, and the code must not use it.
+ */
+export class SchemaMismatchError extends Error {
+  readonly code = "SCHEMA_MISMATCH";
+  constructor(
+    readonly version: number,
+    readonly databaseName: string,
+    readonly codeName: string,
+  ) {
+    super(
+      `the database's migration ${version} is "${databaseName}" but this coordinator's is "${codeName}": ` +
+        `the database was migrated by other code; it will not use a schema it does not know`,
+    );
+    this.name = "SchemaMismatchError";
+  }
+}
+
 /** What one `migrate` call found and did. */
 export interface MigrationOutcome {
   /** The database's version before the call (0: a new database). */
@@ -88,7 +109,8 @@ export function checkMigrationOrder(migrations: readonly Migration[]): void {
 /**
  * Brings the database's schema up to the newest of `migrations`, under the migration lock:
  * a second instance starting at the same moment waits, then finds nothing left to apply.
- * Throws SchemaTooNewError (changing nothing) when the database is ahead of the code.
+ * Throws SchemaTooNewError (changing nothing) when the database is ahead of the code, and
+ * SchemaMismatchError when a migration it applied is not the code's of that version.
  */
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationOutcome> {
   checkMigrationOrder(migrations);
@@ -120,6 +142,13 @@ async function migrateLocked(client: PoolClient, migrations: readonly Migration[
   );
   const from = await schemaVersionOf(client);
   if (from > codeVersion) throw new SchemaTooNewError(from, codeVersion);
+  const recorded = await client.query<{ version: number; name: string }>(
+    `SELECT version, name FROM ${SCHEMA_TABLE} ORDER BY version`,
+  );
+  for (const { version, name } of recorded.rows) {
+    const known = migrations[version - 1];
+    if (known?.name !== name) throw new SchemaMismatchError(version, name, known?.name ?? "(none)");
+  }
   const applied: number[] = [];
   for (const migration of migrations.slice(from)) {
     await client.query(migration.sql);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   MIGRATIONS,
   SCHEMA_TABLE,
+  SchemaMismatchError,
   SchemaTooNewError,
   checkMigrationOrder,
   migrate,
@@ -94,6 +95,20 @@ describe("migrate", () => {
     expect(error).toMatchObject({ databaseVersion: withSecond.length, codeVersion: MIGRATIONS.length });
     expect(String((error as Error).message)).toMatch(/newer than this coordinator knows.*upgrade the coordinator/);
     expect(await schemaVersionOf(pool!)).toBe(withSecond.length);
+  });
+
+  it("refuses a database migrated by other code (another migration under the same version), changing nothing", async () => {
+    const [pool] = await instances(1);
+    const otherBranch: Migration[] = [
+      ...MIGRATIONS,
+      { version: MIGRATIONS.length + 1, name: "another branch's table", sql: "CREATE TABLE other_things (id integer)" },
+    ];
+    await migrate(pool!, otherBranch);
+    const error = await migrate(pool!, withSecond).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect(error).toMatchObject({ version: withSecond.length, databaseName: "another branch's table", codeName: "a later table" });
+    const tables = await pool!.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'later_things'");
+    expect(tables.rowCount).toBe(0);
   });
 
   it("applies nothing when one pending migration fails", async () => {
