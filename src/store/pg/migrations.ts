@@ -1,0 +1,167 @@
+/**
+ * The shared PostgreSQL store's schema: an ordered list of numbered SQL migrations, applied
+ * when an instance starts. Several coordinator instances may start at once against one
+ * database; `migrate` serialises them with a transaction-scoped advisory lock, so each
+ * migration is applied exactly once, and all pending migrations of one start are applied in
+ * one transaction (PostgreSQL's DDL is transactional): a failed start leaves the schema as
+ * it was. A database whose schema is newer than this code is refused, never used: an older
+ * instance must not write rows in a shape it does not know. So is one whose applied
+ * migrations are not this code's (checked by name, version by version).
+ *
+ * Rule for adding a migration: append it with the next version; never edit or reorder one
+ * that has been released (databases in the field have applied it as it was).
+ */
+import type { Pool, PoolClient } from "pg";
+
+/** One step of the schema: `version` is its place in the order (1, 2, 3, … without gaps). */
+export interface Migration {
+  readonly version: number;
+  /** A short description, stored with the version for people reading the database. */
+  readonly name: string;
+  /** The statements; run in the migrating transaction, so they must not manage transactions themselves. */
+  readonly sql: string;
+}
+
+/**
+ * The schema, in order. Migration 1: the room leases (which instance owns which room, and
+ * the epoch that fences a former owner's late writes; see room-lease.ts). A released or
+ * expired lease keeps its row, so a room's epoch never goes back.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "room leases",
+    sql: `
+      CREATE TABLE room_leases (
+        room       text        PRIMARY KEY,
+        owner      text        NOT NULL,
+        epoch      bigint      NOT NULL CHECK (epoch > 0),
+        expires_at timestamptz NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+];
+
+/**
+ * The key of the advisory lock that serialises migrations across instances: the bytes of
+ * "mfr-mig" read as a number, so it is recognisable in pg_locks and unlikely to collide.
+ */
+export const MIGRATION_LOCK_KEY = 0x6d66722d6d6967n;
+
+/** The table recording which migrations a database has applied. */
+export const SCHEMA_TABLE = "mfr_schema_migrations";
+
+/** The database's schema is newer than any migration this code knows: this code must not use it. */
+export class SchemaTooNewError extends Error {
+  readonly code = "SCHEMA_TOO_NEW";
+  constructor(
+    readonly databaseVersion: number,
+    readonly codeVersion: number,
+  ) {
+    super(
+      `the database's schema is at version ${databaseVersion}, newer than this coordinator knows ` +
+        `(version ${codeVersion}): upgrade the coordinator; it will not use a schema it does not know`,
+    );
+    this.name = "SchemaTooNewError";
+  }
+}
+
+/**
+ * A migration the database has applied is not the one this code has under that version (a
+ * migration edited after release, or two branches that each added their own version N):
+ * the schema is not the one the code expects, and the code must not use it.
+ */
+export class SchemaMismatchError extends Error {
+  readonly code = "SCHEMA_MISMATCH";
+  constructor(
+    readonly version: number,
+    readonly databaseName: string,
+    readonly codeName: string,
+  ) {
+    super(
+      `the database's migration ${version} is "${databaseName}" but this coordinator's is "${codeName}": ` +
+        `the database was migrated by other code; it will not use a schema it does not know`,
+    );
+    this.name = "SchemaMismatchError";
+  }
+}
+
+/** What one `migrate` call found and did. */
+export interface MigrationOutcome {
+  /** The database's version before the call (0: a new database). */
+  readonly from: number;
+  /** The version after the call: the newest the code knows. */
+  readonly to: number;
+  /** The versions this call applied (empty when another instance had applied them already). */
+  readonly applied: readonly number[];
+}
+
+/** Throws unless versions run 1, 2, 3, … without gaps or repeats (a mistake in the code, caught before the database is touched). */
+export function checkMigrationOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(`migration ${index + 1} of the list has version ${migration.version}: versions must run 1, 2, 3, … in order`);
+    }
+  });
+}
+
+/**
+ * Brings the database's schema up to the newest of `migrations`, under the migration lock:
+ * a second instance starting at the same moment waits, then finds nothing left to apply.
+ * Throws SchemaTooNewError (changing nothing) when the database is ahead of the code, and
+ * SchemaMismatchError when a migration it applied is not the code's of that version.
+ */
+export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationOutcome> {
+  checkMigrationOrder(migrations);
+  const codeVersion = migrations.length;
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    try {
+      const outcome = await migrateLocked(client, migrations, codeVersion);
+      await client.query("COMMIT");
+      return outcome;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function migrateLocked(client: PoolClient, migrations: readonly Migration[], codeVersion: number): Promise<MigrationOutcome> {
+  await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (
+       version    integer     PRIMARY KEY,
+       name       text        NOT NULL,
+       applied_at timestamptz NOT NULL DEFAULT now()
+     )`,
+  );
+  const from = await schemaVersionOf(client);
+  if (from > codeVersion) throw new SchemaTooNewError(from, codeVersion);
+  const recorded = await client.query<{ version: number; name: string }>(
+    `SELECT version, name FROM ${SCHEMA_TABLE} ORDER BY version`,
+  );
+  for (const { version, name } of recorded.rows) {
+    const known = migrations[version - 1];
+    if (known?.name !== name) throw new SchemaMismatchError(version, name, known?.name ?? "(none)");
+  }
+  const applied: number[] = [];
+  for (const migration of migrations.slice(from)) {
+    await client.query(migration.sql);
+    await client.query(`INSERT INTO ${SCHEMA_TABLE} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+    applied.push(migration.version);
+  }
+  return { from, to: codeVersion, applied };
+}
+
+/** The newest migration a database has applied (0 when none, or when it has no schema table yet). */
+export async function schemaVersionOf(client: Pick<PoolClient, "query">): Promise<number> {
+  const exists = await client.query<{ table: string | null }>("SELECT to_regclass($1)::text AS table", [SCHEMA_TABLE]);
+  if (!exists.rows[0]?.table) return 0;
+  const result = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA_TABLE}`);
+  return result.rows[0]?.version ?? 0;
+}

@@ -1,0 +1,196 @@
+/**
+ * Room leases: which coordinator instance owns which room, when several share one
+ * PostgreSQL database. At most one instance owns a room at a time; it holds a lease that
+ * expires unless renewed, and every claim of a room bumps the room's epoch.
+ *
+ * Why a lease with an epoch, and not an advisory lock alone: an owner can stop without
+ * knowing it (a GC pause, a stopped VM, a network partition). Its lock or its session is
+ * gone, another instance takes the room over, and then the paused process resumes and
+ * carries on writing as if it were still the owner. Nothing about the lock stops those late
+ * writes. With an epoch, every write for a room goes through `withFence`, which checks in
+ * the write's own transaction that the writer's epoch is still the room's current one (and
+ * holds a share lock on the lease row until commit, so no claim can slip in between the
+ * check and the commit): the late writes of a former owner fail with FencedOut and change
+ * nothing.
+ *
+ * Time is the DATABASE's clock (`now()`) throughout: instances' clocks may disagree, the
+ * database's is the one they share. A lease row is never deleted (release only ends it), so
+ * a room's epoch only ever grows; that is what makes an old epoch stale forever.
+ */
+import type { ClientBase, Pool } from "pg";
+
+/** Something that runs a query: a Pool, or a client checked out of one. */
+export type Queryable = Pick<Pool, "query">;
+
+/** A room's lease as the database holds it. */
+export interface RoomLease {
+  readonly room: string;
+  /** The instance that claimed it (its own, stable-for-a-run identifier). */
+  readonly owner: string;
+  /** Bumped by every successful claim; a write is allowed only at the current epoch. */
+  readonly epoch: number;
+  /** By the database's clock. After it, anyone may claim the room. */
+  readonly expiresAt: Date;
+}
+
+/** A write for a room was refused: `epoch` is no longer the room's current epoch (another instance claimed it since). */
+export class FencedOut extends Error {
+  readonly code = "FENCED_OUT";
+  constructor(
+    readonly room: string,
+    readonly epoch: number,
+    /** The room's epoch now; undefined when the room has no lease at all. */
+    readonly currentEpoch: number | undefined,
+  ) {
+    super(
+      currentEpoch === undefined
+        ? `write for room ${room} at epoch ${epoch} refused: the room has no lease`
+        : `write for room ${room} at epoch ${epoch} refused: the room's lease is at epoch ${currentEpoch}`,
+    );
+    this.name = "FencedOut";
+  }
+}
+
+interface LeaseRow {
+  room: string;
+  owner: string;
+  epoch: string;
+  expires_at: Date;
+}
+
+const LEASE_COLUMNS = "room, owner, epoch::text AS epoch, expires_at";
+
+/** Throws unless `leaseMs` is a whole number of milliseconds from 1 ms to a day. */
+export function checkLeaseMs(leaseMs: number): void {
+  if (!Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > 86_400_000) {
+    throw new RangeError(`a lease lasts a whole number of milliseconds from 1 to 86400000, not ${leaseMs}`);
+  }
+}
+
+function epochOf(text: string): number {
+  const epoch = Number(text);
+  if (!Number.isSafeInteger(epoch)) throw new RangeError(`epoch ${text} is beyond the safe integers`);
+  return epoch;
+}
+
+function leaseOf(row: LeaseRow): RoomLease {
+  return { room: row.room, owner: row.owner, epoch: epochOf(row.epoch), expiresAt: row.expires_at };
+}
+
+/**
+ * The room leases of one database. Every method is a single statement, atomic on its own:
+ * two instances claiming one room at the same moment cannot both succeed.
+ */
+export class RoomLeases {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Claims `room` for `owner` for `leaseMs`: succeeds only when the room has no lease or
+   * its lease has expired (or was released) by the database's clock, and then the epoch
+   * goes up by one (1 for a room never claimed). Undefined when someone holds the room;
+   * this includes `owner` itself, which keeps its lease with `renew`.
+   */
+  async claim(room: string, owner: string, leaseMs: number): Promise<RoomLease | undefined> {
+    checkLeaseMs(leaseMs);
+    const result = await this.db.query<LeaseRow>(
+      `INSERT INTO room_leases AS lease (room, owner, epoch, expires_at)
+       VALUES ($1, $2, 1, now() + $3::double precision * interval '1 millisecond')
+       ON CONFLICT (room) DO UPDATE
+         SET owner = EXCLUDED.owner, epoch = lease.epoch + 1, expires_at = EXCLUDED.expires_at, claimed_at = now()
+         WHERE lease.expires_at <= now()
+       RETURNING ${LEASE_COLUMNS}`,
+      [room, owner, leaseMs],
+    );
+    const row = result.rows[0];
+    return row ? leaseOf(row) : undefined;
+  }
+
+  /**
+   * Extends the lease to `leaseMs` from now: succeeds only for the current owner at the
+   * current epoch, and only before the lease has expired (an expired lease is not revived:
+   * its owner claims again, under a new epoch). Undefined when it did not succeed.
+   */
+  async renew(room: string, owner: string, epoch: number, leaseMs: number): Promise<RoomLease | undefined> {
+    checkLeaseMs(leaseMs);
+    const result = await this.db.query<LeaseRow>(
+      `UPDATE room_leases SET expires_at = now() + $4::double precision * interval '1 millisecond'
+       WHERE room = $1 AND owner = $2 AND epoch = $3 AND expires_at > now()
+       RETURNING ${LEASE_COLUMNS}`,
+      [room, owner, epoch, leaseMs],
+    );
+    const row = result.rows[0];
+    return row ? leaseOf(row) : undefined;
+  }
+
+  /**
+   * Ends the lease now so another instance may claim the room at once. Only the current
+   * owner at the current epoch can; true when it was and the lease was still running. The
+   * row stays (with its epoch), so the epoch keeps growing across owners.
+   */
+  async release(room: string, owner: string, epoch: number): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE room_leases SET expires_at = now()
+       WHERE room = $1 AND owner = $2 AND epoch = $3 AND expires_at > now()`,
+      [room, owner, epoch],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** The room's lease as stored (running, expired or released), or undefined for a room never claimed. */
+  async current(room: string): Promise<RoomLease | undefined> {
+    const result = await this.db.query<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM room_leases WHERE room = $1`, [room]);
+    const row = result.rows[0];
+    return row ? leaseOf(row) : undefined;
+  }
+}
+
+/**
+ * Runs `fn` in a transaction on `client` that first checks that `epoch` is still `room`'s
+ * current epoch, holding a share lock on the lease row until the transaction ends: a claim
+ * of the room waits for it, so `fn`'s writes commit before any new owner's epoch begins.
+ * Throws FencedOut (before `fn` runs; nothing written) when another instance has claimed
+ * the room since. The transaction commits when `fn` resolves and rolls back when anything
+ * throws. `client` must be a dedicated connection (checked out of a pool, as
+ * withConnection in pool.ts does) not already in a transaction, and `fn` must do its writes
+ * on that same client. A connection lost on the way rejects with the driver's error and
+ * commits nothing.
+ *
+ * The check is on the epoch alone: a lease that expired with nobody having claimed the room
+ * still fences correctly (no one else has written), and its owner learns of the expiry when
+ * its renewal fails.
+ */
+export async function withFence<T>(
+  client: ClientBase,
+  room: string,
+  epoch: number,
+  fn: (client: ClientBase) => Promise<T>,
+): Promise<T> {
+  // A connection that breaks mid-transaction must fail this call, not crash the process
+  // with an error event nobody hears (see withConnection in pool.ts).
+  const onError = (): void => undefined;
+  client.on("error", onError);
+  try {
+    return await fenced(client, room, epoch, fn);
+  } finally {
+    client.removeListener("error", onError);
+  }
+}
+
+async function fenced<T>(client: ClientBase, room: string, epoch: number, fn: (client: ClientBase) => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await client.query<{ epoch: string }>(
+      "SELECT epoch::text AS epoch FROM room_leases WHERE room = $1 FOR SHARE",
+      [room],
+    );
+    const row = result.rows[0];
+    const current = row ? epochOf(row.epoch) : undefined;
+    if (current !== epoch) throw new FencedOut(room, epoch, current);
+    const value = await fn(client);
+    await client.query("COMMIT");
+    return value;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Room leases against a real PostgreSQL, with short leases (300 ms) and real waiting: claim,
+ * renew and release by the database's clock, racing claimers, and fenced writes of an
+ * instance that lost its room.
+ */
+import type pg from "pg";
+import { describe, expect, it, vi } from "vitest";
+import { withConnection } from "../../../src/store/pg/pool.js";
+import { FencedOut, RoomLeases, checkLeaseMs, withFence } from "../../../src/store/pg/room-lease.js";
+import { useTestPostgres } from "../../support/postgres.js";
+import { sleep, useMigratedDatabases } from "./fixtures.js";
+
+const LEASE_MS = 300;
+/** Past a 300 ms lease, with room for a busy machine's timers. */
+const PAST_LEASE_MS = LEASE_MS + 100;
+
+const { server } = useTestPostgres();
+const { database } = useMigratedDatabases(server);
+
+async function dbNow(pool: pg.Pool): Promise<number> {
+  const result = await pool.query<{ now: Date }>("SELECT now() AS now");
+  return result.rows[0]!.now.getTime();
+}
+
+/** Writes one row for `room` through the fence, as `owner` at `epoch`, on a connection of its own. */
+async function fencedWrite(pool: pg.Pool, room: string, owner: string, epoch: number, during?: () => Promise<void>): Promise<void> {
+  await withConnection(pool, (client) =>
+    withFence(client, room, epoch, async (tx) => {
+      await tx.query("INSERT INTO fenced_writes (room, owner, epoch) VALUES ($1, $2, $3)", [room, owner, epoch]);
+      await during?.();
+    }),
+  );
+}
+
+async function writesOf(pool: pg.Pool, room: string): Promise<string[]> {
+  const result = await pool.query<{ owner: string; epoch: string }>(
+    "SELECT owner, epoch::text AS epoch FROM fenced_writes WHERE room = $1 ORDER BY id",
+    [room],
+  );
+  return result.rows.map((row) => `${row.owner}@${row.epoch}`);
+}
+
+describe("claim", () => {
+  it("takes a room never claimed at epoch 1, for leaseMs by the database's clock", async () => {
+    const { pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    const before = await dbNow(pools[0]!);
+    const lease = await leases.claim("room-a", "alpha", LEASE_MS);
+    const after = await dbNow(pools[0]!);
+    expect(lease).toMatchObject({ room: "room-a", owner: "alpha", epoch: 1 });
+    expect(lease!.expiresAt.getTime()).toBeGreaterThanOrEqual(before + LEASE_MS);
+    expect(lease!.expiresAt.getTime()).toBeLessThanOrEqual(after + LEASE_MS);
+    expect(await leases.current("room-a")).toEqual(lease);
+    expect(await leases.current("room-never")).toBeUndefined();
+  });
+
+  it("fails while the lease runs, for another owner and for the owner itself; succeeds after expiry with the next epoch", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    expect((await alpha!.claim("room-a", "alpha", LEASE_MS))?.epoch).toBe(1);
+    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+    expect(await alpha!.claim("room-a", "alpha", LEASE_MS)).toBeUndefined();
+    await sleep(PAST_LEASE_MS);
+    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toMatchObject({ owner: "beta", epoch: 2 });
+    expect(await alpha!.claim("room-a", "alpha", LEASE_MS)).toBeUndefined();
+  });
+
+  it("goes by the database's clock, not the instance's: an instance whose clock runs an hour ahead still finds the lease running", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const lease = (await alpha!.claim("room-a", "alpha", 60_000))!;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 3_600_000);
+      expect(Date.now()).toBeGreaterThan(lease.expiresAt.getTime());
+      expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+      expect(await alpha!.renew("room-a", "alpha", lease.epoch, 60_000)).toMatchObject({ epoch: lease.epoch });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps rooms apart", async () => {
+    const { pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    expect((await leases.claim("room-a", "alpha", LEASE_MS))?.epoch).toBe(1);
+    expect((await leases.claim("room-b", "beta", LEASE_MS))?.epoch).toBe(1);
+  });
+
+  it("rejects a lease length that is not a whole number of milliseconds from 1 ms to a day", async () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, 86_400_001]) expect(() => checkLeaseMs(bad)).toThrow(RangeError);
+    const { pools } = await database(1);
+    await expect(new RoomLeases(pools[0]!).claim("room-a", "alpha", 0)).rejects.toThrow(RangeError);
+  });
+});
+
+describe("renew", () => {
+  it("extends the lease of the current owner at the current epoch, keeping others out past the first expiry", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const first = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
+    let last = first;
+    for (let i = 0; i < 3; i++) {
+      await sleep(LEASE_MS / 2);
+      const renewed = await alpha!.renew("room-a", "alpha", first.epoch, LEASE_MS);
+      expect(renewed).toMatchObject({ owner: "alpha", epoch: first.epoch });
+      expect(renewed!.expiresAt.getTime()).toBeGreaterThan(last.expiresAt.getTime());
+      last = renewed!;
+    }
+    // 450 ms after the claim: the first lease would have expired, the renewed one has not.
+    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+  });
+
+  it("fails for another owner, for another epoch, and after expiry even when nobody claimed the room", async () => {
+    const { pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    const lease = (await leases.claim("room-a", "alpha", LEASE_MS))!;
+    expect(await leases.renew("room-a", "beta", lease.epoch, LEASE_MS)).toBeUndefined();
+    expect(await leases.renew("room-a", "alpha", lease.epoch + 1, LEASE_MS)).toBeUndefined();
+    expect(await leases.renew("room-b", "alpha", lease.epoch, LEASE_MS)).toBeUndefined();
+    await sleep(PAST_LEASE_MS);
+    expect(await leases.renew("room-a", "alpha", lease.epoch, LEASE_MS)).toBeUndefined();
+    // An expired lease is not revived: its owner claims again, under a new epoch.
+    expect(await leases.claim("room-a", "alpha", LEASE_MS)).toMatchObject({ owner: "alpha", epoch: 2 });
+  });
+});
+
+describe("release", () => {
+  it("ends the lease at once: another instance claims the room without waiting, at the next epoch", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const lease = (await alpha!.claim("room-a", "alpha", 60_000))!;
+    expect(await alpha!.release("room-a", "beta", lease.epoch)).toBe(false);
+    expect(await alpha!.release("room-a", "alpha", lease.epoch + 1)).toBe(false);
+    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+    expect(await alpha!.release("room-a", "alpha", lease.epoch)).toBe(true);
+    expect(await alpha!.release("room-a", "alpha", lease.epoch)).toBe(false);
+    expect(await alpha!.renew("room-a", "alpha", lease.epoch, LEASE_MS)).toBeUndefined();
+    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toMatchObject({ owner: "beta", epoch: 2 });
+    expect(await alpha!.release("room-a", "alpha", lease.epoch)).toBe(false);
+  });
+});
+
+describe("racing claimers", () => {
+  it("exactly one of two instances claiming a new room at the same moment wins", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    for (let round = 0; round < 60; round++) {
+      const room = `room-${round}`;
+      const [a, b] = await Promise.all([alpha!.claim(room, "alpha", LEASE_MS), beta!.claim(room, "beta", LEASE_MS)]);
+      expect([a, b].filter((lease) => lease !== undefined)).toHaveLength(1);
+      expect((a ?? b)!.epoch).toBe(1);
+      expect((await alpha!.current(room))?.owner).toBe((a ?? b)!.owner);
+    }
+  });
+
+  it("exactly one of three instances claiming an expired room at the same moment wins, at the next epoch", async () => {
+    const { pools } = await database(3);
+    const leases = pools.map((pool) => new RoomLeases(pool));
+    const owners = ["alpha", "beta", "gamma"];
+    const rooms = Array.from({ length: 20 }, (_, i) => `room-${i}`);
+    for (const room of rooms) await leases[0]!.claim(room, "first", 1);
+    await sleep(20);
+    for (let round = 2; round <= 4; round++) {
+      for (const room of rooms) {
+        const results = await Promise.all(leases.map((lease, i) => lease.claim(room, owners[i]!, LEASE_MS)));
+        const won = results.filter((lease) => lease !== undefined);
+        expect(won).toHaveLength(1);
+        expect(won[0]!.epoch).toBe(round);
+      }
+      await sleep(PAST_LEASE_MS);
+    }
+  });
+});
+
+describe("withFence", () => {
+  it("lets the owner write at its epoch, and refuses a former owner's write after another instance took over, writing nothing", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const mine = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
+    await fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch);
+    await sleep(PAST_LEASE_MS); // alpha "paused": its lease expired
+    const theirs = (await beta!.claim("room-a", "beta", LEASE_MS))!;
+    expect(theirs.epoch).toBe(mine.epoch + 1);
+    let ran = false;
+    await withConnection(pools[0]!, async (client) => {
+      const error = await withFence(client, "room-a", mine.epoch, async () => {
+        ran = true;
+      }).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(FencedOut);
+      expect(error).toMatchObject({ room: "room-a", epoch: mine.epoch, currentEpoch: theirs.epoch });
+      // The connection is usable again, not left inside an aborted transaction.
+      expect((await client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    });
+    expect(ran).toBe(false);
+    await expect(fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch)).rejects.toBeInstanceOf(FencedOut);
+    await fencedWrite(pools[1]!, "room-a", "beta", theirs.epoch);
+    expect(await writesOf(pools[0]!, "room-a")).toEqual(["alpha@1", "beta@2"]);
+  });
+
+  it("refuses a write for a room that has no lease", async () => {
+    const { pools } = await database(1);
+    const error = await fencedWrite(pools[0]!, "room-none", "alpha", 1).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(FencedOut);
+    expect(error).toMatchObject({ currentEpoch: undefined });
+    expect(await writesOf(pools[0]!, "room-none")).toEqual([]);
+  });
+
+  it("rolls back the writes of a function that throws", async () => {
+    const { pools } = await database(1);
+    const lease = (await new RoomLeases(pools[0]!).claim("room-a", "alpha", 60_000))!;
+    await expect(
+      fencedWrite(pools[0]!, "room-a", "alpha", lease.epoch, async () => {
+        throw new Error("the session core refused");
+      }),
+    ).rejects.toThrow("the session core refused");
+    expect(await writesOf(pools[0]!, "room-a")).toEqual([]);
+  });
+
+  it("holds a claim back until a write begun at the current epoch has committed", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const mine = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
+    const events: string[] = [];
+    let claimed: Promise<unknown> | undefined;
+    await fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch, async () => {
+      await sleep(PAST_LEASE_MS); // the lease expires while the write is in its transaction
+      claimed = beta!.claim("room-a", "beta", LEASE_MS).then((lease) => events.push(`claim ${lease?.epoch}`));
+      await sleep(200);
+      events.push("write commits");
+    });
+    await claimed;
+    expect(events).toEqual(["write commits", "claim 2"]);
+    expect(await writesOf(pools[0]!, "room-a")).toEqual(["alpha@1"]);
+  });
+});
