@@ -294,14 +294,25 @@ export class LeaseKeeper {
     this.armDeadline(room, held, sentAt + this.leaseMs - this.marginMs);
   }
 
-  /** Claims free rooms in order, one at a time, while fewer than `maxRooms` are held. */
+  /**
+   * Claims free rooms in order, one at a time, while fewer than `maxRooms` are held. A claim
+   * unanswered by its deadline could no longer count (its answer is handed back), so the
+   * pass goes on without it then: a claim that hangs does not end the standby.
+   */
   private async claimFree(): Promise<void> {
     this.claiming = true;
     try {
       for (const room of this.rooms) {
         if (this.stopped || this.held.size >= this.maxRooms) return;
         if (this.held.has(room)) continue;
-        await this.claim(room);
+        let timer: unknown;
+        await Promise.race([
+          this.claim(room),
+          new Promise<void>((resolve) => {
+            timer = this.clock.setTimer(resolve, this.leaseMs - this.marginMs);
+          }),
+        ]);
+        this.clock.clearTimer(timer);
       }
     } finally {
       this.claiming = false;
