@@ -25,7 +25,9 @@ export interface Migration {
 /**
  * The schema, in order. Migration 1: the room leases (which instance owns which room, and
  * the epoch that fences a former owner's late writes; see room-lease.ts). A released or
- * expired lease keeps its row, so a room's epoch never goes back.
+ * expired lease keeps its row, so a room's epoch never goes back. Migration 2: the session
+ * journal (see pg-journal.ts), the shared counterpart of the SQLite store's events, sent,
+ * archived_sessions and heard tables, each row tagged with the room unit it belongs to.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -38,6 +40,66 @@ export const MIGRATIONS: readonly Migration[] = [
         epoch      bigint      NOT NULL CHECK (epoch > 0),
         expires_at timestamptz NOT NULL,
         claimed_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: "session journal",
+    sql: `
+      -- The durable log: one row per input, appended before the input is applied. seq is
+      -- global across rooms and never reused; replay reads a room's live rows in seq order.
+      -- live: the session is to be rebuilt at start (archiving clears it, keeping the rows).
+      -- epoch: the room's lease epoch the row was written under (withFence checked it).
+      CREATE TABLE journal_events (
+        seq        bigserial PRIMARY KEY,
+        room       text      NOT NULL,
+        session_id text      NOT NULL,
+        kind       text      NOT NULL,
+        at         bigint    NOT NULL,
+        live       boolean   NOT NULL,
+        epoch      bigint    NOT NULL,
+        input      json      NOT NULL
+      );
+      CREATE INDEX journal_events_live ON journal_events (room, seq) WHERE live;
+      CREATE INDEX journal_events_by_session ON journal_events (session_id, seq);
+
+      -- What was handed to the connection: one row per stanza, tied to the event whose step
+      -- produced it and its place among that step's stanzas; a digest, not the stanza.
+      CREATE TABLE journal_sent (
+        seq        bigserial PRIMARY KEY,
+        room       text      NOT NULL,
+        session_id text      NOT NULL,
+        event_seq  bigint    NOT NULL,
+        position   integer   NOT NULL,
+        at         bigint    NOT NULL,
+        digest     text      NOT NULL,
+        what       text      NOT NULL
+      );
+      CREATE INDEX journal_sent_by_session ON journal_sent (room, session_id, seq);
+
+      -- Completed sessions, out of memory: the final session as JSON plus the columns a
+      -- listing needs without parsing it.
+      CREATE TABLE journal_archived (
+        room         text   NOT NULL,
+        id           text   NOT NULL,
+        problem      text   NOT NULL,
+        status       text   NOT NULL,
+        started_at   bigint NOT NULL,
+        completed_at bigint NOT NULL,
+        archived_at  bigint NOT NULL,
+        session      json   NOT NULL,
+        PRIMARY KEY (room, id)
+      );
+      CREATE INDEX journal_archived_by_start ON journal_archived (room, started_at, id);
+
+      -- What was taken in from each room, one row per key of a message (see heard-log.ts):
+      -- recorded in the same transaction as the input it became.
+      CREATE TABLE journal_heard (
+        room text   NOT NULL,
+        key  text   NOT NULL,
+        at   bigint NOT NULL,
+        PRIMARY KEY (room, key)
       );
     `,
   },

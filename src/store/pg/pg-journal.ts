@@ -1,0 +1,316 @@
+/**
+ * The session journal on the shared PostgreSQL database: the asynchronous counterpart of
+ * the SQLite store (store/session-store.ts) for ONE room unit, written only by the instance
+ * that owns the room's lease (room-lease.ts), at the epoch it claimed it under.
+ *
+ * The rules it keeps:
+ *  - Every write (an append with its heard keys, a sent record, an archive) runs in its own
+ *    transaction through `withFence(room, epoch)`: once another instance has claimed the
+ *    room, a late write of this one fails with FencedOut and writes nothing.
+ *  - An input and the room message it came from are recorded in one transaction, as the
+ *    SQLite store does, so a crash never keeps the one without the other.
+ *  - Appends keep their call order: sequence numbers increase in the order `append` was
+ *    called, even when calls overlap (see `append`).
+ *  - Archiving a session stores it and takes its events out of replay in one transaction.
+ *
+ * Tables: migration 2 in migrations.ts. Not yet here (the SQLite store has them): artefacts,
+ * blobs, presence and pruning.
+ */
+import type pg from "pg";
+import type { Input, Session, SessionId } from "../../session/types.js";
+import type { SessionJournal } from "../../shell/host/journal.js";
+import type { HeardRecord } from "../heard-log.js";
+import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "../records.js";
+import type { ArchivedSession, ArchivedSummary, SentRecord, StoredEvent } from "../records.js";
+import { withConnection } from "./pool.js";
+import { withFence } from "./room-lease.js";
+
+/**
+ * The session journal's operations, each returning a Promise: what the session host would
+ * need from a store whose writes cross a network (PostgreSQL). The same meaning as
+ * SessionJournal (shell/host/journal.ts), plus the reads replay and the heard log need.
+ */
+export interface AsyncSessionJournal {
+  /**
+   * Appends an input (and, in the same transaction, the keys of the room message it came
+   * from); resolves with its sequence number once it is durable. Sequence numbers increase
+   * in call order.
+   */
+  append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number>;
+  /** Notes that a stanza of the step of `eventSeq` was handed to the connection. */
+  recordSent(record: SentRecord): Promise<void>;
+  /** What was recorded as handed to the connection for one session, in the order it was recorded. */
+  sentOf(sessionId: SessionId): Promise<SentRecord[]>;
+  /** Events at or below this were logged before sends were recorded. */
+  sentTrackedAfter(): Promise<number>;
+  /** Keeps a completed session in the archive; its events leave replay in the same transaction. */
+  archive(session: Session): Promise<void>;
+  /** A completed session as archived, or undefined. */
+  archivedSession(id: SessionId): Promise<Session | undefined>;
+  /** The newest archived sessions first (by start), at most `limit`. */
+  listArchived(limit: number): Promise<ArchivedSummary[]>;
+  /** Whether a session id was ever used (live or archived). */
+  knows(id: SessionId): Promise<boolean>;
+  /** Every event of the sessions not archived, in sequence order: what replay feeds the core. */
+  liveEvents(): Promise<StoredEvent[]>;
+  /** Whether a message with any of these keys was taken in from the room before. */
+  heardBefore(room: string, keys: readonly string[]): Promise<boolean>;
+}
+
+/** What `asyncJournalOf` wraps: the SQLite store, or anything with its journal and replay reads. */
+export type SyncJournalWithReplay = SessionJournal & {
+  liveEvents(): StoredEvent[];
+  heardBefore(room: string, keys: readonly string[]): boolean;
+};
+
+/**
+ * The synchronous journal (the SQLite store) seen through the asynchronous interface, so
+ * one contract holds both stores to the same meaning. Each call runs synchronously at once
+ * (so call order is write order, as with PgJournal) and its result or error comes back as
+ * a Promise.
+ */
+export function asyncJournalOf(store: SyncJournalWithReplay): AsyncSessionJournal {
+  const run = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+  return {
+    append: (sessionId, input, at, heard) => run(() => store.append(sessionId, input, at, heard)),
+    recordSent: (record) => run(() => store.recordSent(record)),
+    sentOf: (sessionId) => run(() => store.sentOf(sessionId)),
+    sentTrackedAfter: () => run(() => store.sentTrackedAfter()),
+    archive: (session) => run(() => store.archive(session)),
+    archivedSession: (id) => run(() => store.archivedSession(id)),
+    listArchived: (limit) => run(() => store.listArchived(limit) as ArchivedSummary[]),
+    knows: (id) => run(() => store.knows(id)),
+    liveEvents: () => run(() => store.liveEvents()),
+    heardBefore: (room, keys) => run(() => store.heardBefore(room, keys)),
+  };
+}
+
+/** Where a PgJournal writes: its database, and the room unit it owns at `epoch`. */
+export interface PgJournalOptions {
+  readonly pool: pg.Pool;
+  /** The room unit: the lease's key in room_leases, and the tag on every row written. */
+  readonly room: string;
+  /** The epoch of this instance's lease on the room; every write is fenced by it. */
+  readonly epoch: number;
+  /** The clock for archived_at (ms since the epoch). Default Date.now. */
+  readonly now?: () => number;
+}
+
+interface EventRow {
+  seq: string;
+  session_id: string;
+  at: string;
+  input: Input;
+}
+
+interface SummaryRow {
+  id: string;
+  problem: string;
+  status: string;
+  started_at: string;
+  completed_at: string;
+}
+
+/** A bigint column read as text, as a number: refused when beyond the safe integers. */
+function numberOf(text: string, what: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${what} ${text} is not a safe integer`);
+  return value;
+}
+
+/**
+ * The session journal of one room unit on PostgreSQL, for the instance that owns the room
+ * at `epoch` (see the module comment for the rules it keeps). Reads are not fenced: they
+ * see what was committed, whoever owns the room now.
+ */
+export class PgJournal implements AsyncSessionJournal {
+  readonly room: string;
+  readonly epoch: number;
+  private readonly pool: pg.Pool;
+  private readonly now: () => number;
+  /**
+   * The tail of the appends in flight. Each append starts only after the one before it has
+   * settled (committed or failed), so appends take their sequence numbers, and commit, in
+   * the order `append` was called, even when callers do not wait for each other: without
+   * this, two overlapping appends on two pooled connections could take their numbers in
+   * either order, and replay would apply one session's inputs out of order.
+   */
+  private appends: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PgJournalOptions) {
+    this.pool = options.pool;
+    this.room = options.room;
+    this.epoch = options.epoch;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Appends an input, with the keys of the room message it came from in the same fenced
+   * transaction; resolves with its global sequence number once committed. Live (replayed)
+   * when it starts a session or the session has live events in this room, as in the SQLite
+   * store. Rejects with FencedOut, writing nothing, once another instance owns the room.
+   */
+  append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
+    if (input.sessionId !== sessionId) {
+      return Promise.reject(new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`));
+    }
+    if (heard !== undefined && heard.room !== this.room) {
+      return Promise.reject(new TypeError(`append: heard record is for room ${heard.room}, but this journal is room ${this.room}'s`));
+    }
+    // JSON drops properties whose value is undefined, as in the SQLite store.
+    const text = JSON.stringify(input);
+    const next = this.appends.then(() =>
+      this.fenced(async (tx) => {
+        if (heard !== undefined) {
+          for (const key of heard.keys) {
+            await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [
+              this.room,
+              key,
+              heard.at,
+            ]);
+          }
+        }
+        const result = await tx.query<{ seq: string }>(
+          `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
+           VALUES ($1, $2, $3, $4,
+             $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
+             $5, $6::json)
+           RETURNING seq::text AS seq`,
+          [this.room, sessionId, input.kind, at, this.epoch, text],
+        );
+        return numberOf(result.rows[0]!.seq, "sequence number");
+      }),
+    );
+    // The chain goes on after a failed append too; the caller sees the failure through `next`.
+    this.appends = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Records a stanza handed to the connection, fenced like every write. */
+  async recordSent(record: SentRecord): Promise<void> {
+    await this.fenced(async (tx) => {
+      await tx.query(
+        "INSERT INTO journal_sent (room, session_id, event_seq, position, at, digest, what) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [this.room, record.sessionId, record.eventSeq, record.position, record.at, record.digest, record.what],
+      );
+    });
+  }
+
+  /** The session's sent records in this room, in the order they were recorded. */
+  async sentOf(sessionId: SessionId): Promise<SentRecord[]> {
+    const result = await this.pool.query<{ session_id: string; event_seq: string; position: number; at: string; digest: string; what: string }>(
+      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what
+       FROM journal_sent WHERE room = $1 AND session_id = $2 ORDER BY seq`,
+      [this.room, sessionId],
+    );
+    return result.rows.map((r) => ({
+      sessionId: r.session_id,
+      eventSeq: numberOf(r.event_seq, "event sequence number"),
+      position: r.position,
+      at: numberOf(r.at, "instant"),
+      digest: r.digest,
+      what: r.what,
+    }));
+  }
+
+  /** 0: this journal recorded sends from its first event (there is no older history to spare). */
+  sentTrackedAfter(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /**
+   * Stores a completed session and takes its events in this room out of replay, in one
+   * fenced transaction; archiving the same id again replaces it. Refuses a running session.
+   */
+  async archive(session: Session): Promise<void> {
+    const record: ArchivedSession = archiveRecordOf(session);
+    if (!isCompletionStatus(record.status)) throw new TypeError(`archive: unknown completion status ${String(record.status)}`);
+    const text = JSON.stringify(archivedForm(record.session));
+    const archivedAt = this.now();
+    await this.fenced(async (tx) => {
+      await tx.query(
+        `INSERT INTO journal_archived (room, id, problem, status, started_at, completed_at, archived_at, session)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json)
+         ON CONFLICT (room, id) DO UPDATE SET problem = EXCLUDED.problem, status = EXCLUDED.status,
+           started_at = EXCLUDED.started_at, completed_at = EXCLUDED.completed_at,
+           archived_at = EXCLUDED.archived_at, session = EXCLUDED.session`,
+        [this.room, record.id, record.problem, record.status, record.startedAt, record.completedAt, archivedAt, text],
+      );
+      await tx.query("UPDATE journal_events SET live = false WHERE room = $1 AND session_id = $2 AND live", [this.room, record.id]);
+    });
+  }
+
+  /** The final state of a session archived in this room, or undefined. */
+  async archivedSession(id: SessionId): Promise<Session | undefined> {
+    const result = await this.pool.query<{ session: Session }>("SELECT session FROM journal_archived WHERE room = $1 AND id = $2", [this.room, id]);
+    const row = result.rows[0];
+    return row ? fromArchivedForm(row.session) : undefined;
+  }
+
+  /** This room's archived sessions, newest start first, at most `limit` (a whole number ≥ 0). */
+  async listArchived(limit: number): Promise<ArchivedSummary[]> {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`listArchived: limit must be a whole number ≥ 0, got ${limit}`);
+    const result = await this.pool.query<SummaryRow>(
+      `SELECT id, problem, status, started_at::text AS started_at, completed_at::text AS completed_at
+       FROM journal_archived AS a WHERE room = $1 ORDER BY a.started_at DESC, a.id DESC LIMIT $2`,
+      [this.room, limit],
+    );
+    return result.rows.map((row) => {
+      if (!isCompletionStatus(row.status)) throw new Error(`archived session ${row.id} of room ${this.room} has unknown status ${row.status}`);
+      return {
+        id: row.id,
+        problem: row.problem,
+        status: row.status,
+        startedAt: numberOf(row.started_at, "instant"),
+        completedAt: numberOf(row.completed_at, "instant"),
+      };
+    });
+  }
+
+  /**
+   * Whether the id was ever used, in ANY room of the database (logged or archived): ids are
+   * chosen by several instances, so a new one must avoid every room's.
+   */
+  async knows(id: SessionId): Promise<boolean> {
+    const result = await this.pool.query(
+      "SELECT 1 FROM journal_events WHERE session_id = $1 UNION ALL SELECT 1 FROM journal_archived WHERE id = $1 LIMIT 1",
+      [id],
+    );
+    return result.rows.length > 0;
+  }
+
+  /** This room's events of sessions not archived, in sequence (append) order, each with its `at`. */
+  async liveEvents(): Promise<StoredEvent[]> {
+    // Ordered by the bigint column, not by the text it is read as ("10" sorts before "9").
+    const result = await this.pool.query<EventRow>(
+      `SELECT seq::text AS seq, session_id, at::text AS at, input
+       FROM journal_events AS e WHERE room = $1 AND live ORDER BY e.seq`,
+      [this.room],
+    );
+    return result.rows.map((row) => {
+      const input = row.input;
+      if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
+        throw new Error(`event ${row.seq} of room ${this.room} is not an input of session ${row.session_id}`);
+      }
+      return { seq: numberOf(row.seq, "sequence number"), sessionId: row.session_id, at: numberOf(row.at, "instant"), input };
+    });
+  }
+
+  /** Whether a message with any of these keys was taken in from `room` before. */
+  async heardBefore(room: string, keys: readonly string[]): Promise<boolean> {
+    if (keys.length === 0) return false;
+    const result = await this.pool.query("SELECT 1 FROM journal_heard WHERE room = $1 AND key = ANY($2::text[]) LIMIT 1", [room, [...keys]]);
+    return result.rows.length > 0;
+  }
+
+  /** Runs `fn` in a transaction fenced by this journal's room and epoch, on a connection of its own. */
+  private fenced<T>(fn: (tx: pg.ClientBase) => Promise<T>): Promise<T> {
+    return withConnection(this.pool, (client) => withFence(client, this.room, this.epoch, fn));
+  }
+}

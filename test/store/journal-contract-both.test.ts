@@ -1,0 +1,197 @@
+/**
+ * One contract for both journals: the SQLite store (through asyncJournalOf) and the
+ * PostgreSQL journal of one room unit (PgJournal) must mean the same thing for append,
+ * replay, heard keys, sent records and the archive. Then what only PostgreSQL has: fencing
+ * by the room's lease epoch, and committed appends surviving a killed server.
+ */
+import type pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { asyncJournalOf, PgJournal, type AsyncSessionJournal } from "../../src/store/pg/pg-journal.js";
+import { FencedOut, RoomLeases } from "../../src/store/pg/room-lease.js";
+import { SessionStore } from "../../src/store/session-store.js";
+import { useTestPostgres } from "../support/postgres.js";
+import { T0, cancel, completedSession, contribution, start, tempDir } from "./helpers.js";
+import { useMigratedDatabases } from "./pg/fixtures.js";
+
+const ROOM = "mfr@conference.example";
+const { server } = useTestPostgres();
+const { database } = useMigratedDatabases(server);
+
+/** A PostgreSQL journal for ROOM, owned by `owner` at the epoch of its fresh claim. */
+async function pgJournalOn(pool: pg.Pool, owner = "alpha"): Promise<PgJournal> {
+  const lease = await new RoomLeases(pool).claim(ROOM, owner, 60_000);
+  if (!lease) throw new Error("the room could not be claimed");
+  return new PgJournal({ pool, room: ROOM, epoch: lease.epoch, now: () => T0 + 99 });
+}
+
+const openStores: SessionStore[] = [];
+afterEach(() => {
+  for (const store of openStores.splice(0)) store.close();
+});
+
+const STORES: Array<[string, () => Promise<AsyncSessionJournal>]> = [
+  [
+    "SQLite",
+    () => {
+      const store = SessionStore.open(tempDir());
+      openStores.push(store);
+      return Promise.resolve(asyncJournalOf(store));
+    },
+  ],
+  [
+    "PostgreSQL",
+    async () => {
+      const { pools } = await database(1);
+      return pgJournalOn(pools[0]!);
+    },
+  ],
+];
+
+describe.each(STORES)("the journal contract: %s", (_name, open) => {
+  it("append returns increasing sequence numbers, and liveEvents gives the inputs back in order with their at", async () => {
+    const journal = await open();
+    const inputs = [start("a"), contribution("a", "ada"), start("b"), contribution("b", "bo"), contribution("a", "cy")];
+    const seqs: number[] = [];
+    for (const [i, input] of inputs.entries()) seqs.push(await journal.append(input.sessionId, input, T0 + i));
+    expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    const live = await journal.liveEvents();
+    expect(live.map((e) => e.seq)).toEqual(seqs);
+    expect(live.map((e) => e.at)).toEqual(inputs.map((_, i) => T0 + i));
+    expect(live.map((e) => e.sessionId)).toEqual(["a", "a", "b", "b", "a"]);
+    expect(live.map((e) => e.input)).toEqual(inputs);
+  });
+
+  it("refuses an input appended under another session's id", async () => {
+    const journal = await open();
+    await expect(journal.append("b", start("a"), T0)).rejects.toThrow(TypeError);
+    expect(await journal.liveEvents()).toEqual([]);
+  });
+
+  it("records the heard keys with the input", async () => {
+    const journal = await open();
+    expect(await journal.heardBefore(ROOM, ["sid:1"])).toBe(false);
+    await journal.append("a", start("a"), T0, { room: ROOM, keys: ["sid:1", "msg:x"], at: T0 });
+    expect(await journal.heardBefore(ROOM, ["sid:1"])).toBe(true);
+    expect(await journal.heardBefore(ROOM, ["other", "msg:x"])).toBe(true);
+    expect(await journal.heardBefore(ROOM, ["other"])).toBe(false);
+    expect(await journal.heardBefore(ROOM, [])).toBe(false);
+    expect(await journal.heardBefore("another@conference.example", ["sid:1"])).toBe(false);
+  });
+
+  it("sent records round-trip in the order recorded, per session", async () => {
+    const journal = await open();
+    const seq = await journal.append("a", start("a"), T0);
+    await journal.append("b", start("b"), T0);
+    const records = [
+      { sessionId: "a", eventSeq: seq, position: 0, at: T0 + 1, digest: "d0", what: "groupchat" },
+      { sessionId: "a", eventSeq: seq, position: 1, at: T0 + 2, digest: "d1", what: "tell ada" },
+    ];
+    for (const record of records) await journal.recordSent(record);
+    await journal.recordSent({ sessionId: "b", eventSeq: seq + 1, position: 0, at: T0, digest: "db", what: "groupchat" });
+    expect(await journal.sentOf("a")).toEqual(records);
+    expect(await journal.sentOf("none")).toEqual([]);
+    expect(await journal.sentTrackedAfter()).toBeLessThan(seq);
+  });
+
+  it("archive takes a session out of live events, and archivedSession, listArchived and knows see it", async () => {
+    const journal = await open();
+    await journal.append("a", start("a"), T0);
+    await journal.append("b", start("b"), T0 + 1);
+    await journal.append("a", cancel("a"), T0 + 2);
+    expect(await journal.knows("a")).toBe(true);
+    expect(await journal.knows("z")).toBe(false);
+    const session = completedSession("a", T0, T0 + 2);
+    await journal.archive(session);
+    expect((await journal.liveEvents()).map((e) => e.sessionId)).toEqual(["b"]);
+    expect(await journal.archivedSession("a")).toEqual(session);
+    expect(await journal.archivedSession("b")).toBeUndefined();
+    expect(await journal.listArchived(5)).toEqual([{ id: "a", problem: session.problem, status: "cancelled", startedAt: T0, completedAt: T0 + 2 }]);
+    expect(await journal.listArchived(0)).toEqual([]);
+    expect(await journal.knows("a")).toBe(true);
+    // Late input for an archived session is kept for history but not replayed.
+    await journal.append("a", contribution("a", "ada"), T0 + 3);
+    expect((await journal.liveEvents()).map((e) => e.sessionId)).toEqual(["b"]);
+    await expect(journal.archive({ ...session, phase: "collecting", completion: null })).rejects.toThrow(/still/);
+  });
+
+  it("lists archived sessions newest start first", async () => {
+    const journal = await open();
+    // Instants of different digit counts: the order is by number, not by text.
+    for (const [id, startedAt] of [["old", 9_000], ["new", T0 + 5000], ["mid", 10_000]] as const) {
+      await journal.append(id, start(id), startedAt);
+      await journal.archive(completedSession(id, startedAt));
+    }
+    expect((await journal.listArchived(10)).map((s) => s.id)).toEqual(["new", "mid", "old"]);
+    expect((await journal.listArchived(2)).map((s) => s.id)).toEqual(["new", "mid"]);
+  });
+
+  it("overlapping appends keep call order", async () => {
+    const journal = await open();
+    const inputs = [start("a"), ...Array.from({ length: 20 }, (_, i) => contribution("a", `agent${i}`))];
+    const seqs = await Promise.all(inputs.map((input, i) => journal.append("a", input, T0 + i)));
+    expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+    const live = await journal.liveEvents();
+    expect(live.map((e) => e.input)).toEqual(inputs);
+    expect(live.map((e) => e.seq)).toEqual(seqs);
+  });
+});
+
+describe("the PostgreSQL journal only", () => {
+  it("a fenced append after another owner claimed the room fails with FencedOut and leaves no row", async () => {
+    const { pools } = await database(2);
+    const [poolA, poolB] = [pools[0]!, pools[1]!];
+    const a = await pgJournalOn(poolA, "alpha");
+    await a.append("a", start("a"), T0, { room: ROOM, keys: ["sid:1"], at: T0 });
+    // A's lease ends (released here; an expiry is the same to the fence), B claims the room.
+    const leases = new RoomLeases(poolA);
+    expect(await leases.release(ROOM, "alpha", a.epoch)).toBe(true);
+    const b = await pgJournalOn(poolB, "beta");
+    expect(b.epoch).toBe(a.epoch + 1);
+
+    const late = a.append("a", contribution("a", "ada"), T0 + 1, { room: ROOM, keys: ["sid:2"], at: T0 + 1 });
+    await expect(late).rejects.toBeInstanceOf(FencedOut);
+    await expect(a.recordSent({ sessionId: "a", eventSeq: 1, position: 0, at: T0, digest: "d", what: "x" })).rejects.toBeInstanceOf(FencedOut);
+    await expect(a.archive(completedSession("a", T0))).rejects.toBeInstanceOf(FencedOut);
+    // The chain goes on after a fenced append: the next one is refused too, not stuck.
+    await expect(a.append("a", contribution("a", "bo"), T0 + 2)).rejects.toBeInstanceOf(FencedOut);
+
+    const counts = await poolB.query<{ events: string; heard: string; sent: string; archived: string }>(
+      `SELECT (SELECT count(*) FROM journal_events)::text AS events, (SELECT count(*) FROM journal_heard)::text AS heard,
+              (SELECT count(*) FROM journal_sent)::text AS sent, (SELECT count(*) FROM journal_archived)::text AS archived`,
+    );
+    expect(counts.rows[0]).toEqual({ events: "1", heard: "1", sent: "0", archived: "0" });
+    expect(await b.heardBefore(ROOM, ["sid:2"])).toBe(false);
+    // B, the owner now, writes and sees A's committed input.
+    await b.append("a", contribution("a", "cy"), T0 + 3);
+    expect((await b.liveEvents()).map((e) => [e.input.kind, e.at])).toEqual([
+      ["start", T0],
+      ["contribution", T0 + 3],
+    ]);
+  });
+
+  it("a heard record for another room is refused", async () => {
+    const { pools } = await database(1);
+    const journal = await pgJournalOn(pools[0]!);
+    await expect(journal.append("a", start("a"), T0, { room: "elsewhere", keys: ["k"], at: T0 })).rejects.toThrow(TypeError);
+    expect(await journal.liveEvents()).toEqual([]);
+  });
+
+  it("a killed-and-restarted PostgreSQL keeps committed appends", async () => {
+    const { pools } = await database(1);
+    const journal = await pgJournalOn(pools[0]!);
+    const inputs = [start("a"), contribution("a", "ada"), contribution("a", "bo")];
+    const seqs: number[] = [];
+    for (const [i, input] of inputs.entries()) seqs.push(await journal.append("a", input, T0 + i, { room: ROOM, keys: [`sid:${i}`], at: T0 + i }));
+    await server().kill();
+    await expect(journal.append("a", contribution("a", "cy"), T0 + 9)).rejects.toThrow();
+    await server().restart();
+    const live = await journal.liveEvents();
+    expect(live.map((e) => e.seq)).toEqual(seqs);
+    expect(live.map((e) => e.input)).toEqual(inputs);
+    expect(await journal.heardBefore(ROOM, ["sid:2"])).toBe(true);
+    // The pool reconnects and the owner appends on, after what was there.
+    const next = await journal.append("a", contribution("a", "dee"), T0 + 10);
+    expect(next).toBeGreaterThan(seqs[seqs.length - 1]!);
+  });
+});
