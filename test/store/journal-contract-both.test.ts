@@ -1,8 +1,9 @@
 /**
  * One contract for both journals: the SQLite store (through asyncJournalOf) and the
  * PostgreSQL journal of one room unit (PgJournal) must mean the same thing for append,
- * replay, heard keys, sent records and the archive. Then what only PostgreSQL has: fencing
- * by the room's lease epoch, and committed appends surviving a killed server.
+ * replay, heard keys, sent records, the archive and its paging, artefacts, a session's events
+ * and pruning. Then what only PostgreSQL has: fencing by the room's lease epoch (every write,
+ * artefacts and pruning included), and committed appends surviving a killed server.
  */
 import type pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,7 +34,7 @@ const STORES: Array<[string, () => Promise<AsyncSessionJournal>]> = [
   [
     "SQLite",
     () => {
-      const store = SessionStore.open(tempDir());
+      const store = SessionStore.open(tempDir(), { now: () => T0 + 99 });
       openStores.push(store);
       return Promise.resolve(asyncJournalOf(store));
     },
@@ -126,6 +127,133 @@ describe.each(STORES)("the journal contract: %s", (_name, open) => {
     expect((await journal.listArchived(2)).map((s) => s.id)).toEqual(["new", "mid"]);
   });
 
+  it("artefacts come back oldest first, with their kind, at and increasing ids, per session and kind", async () => {
+    const journal = await open();
+    await journal.append("a", start("a"), T0);
+    await journal.append("b", start("b"), T0);
+    const first = await journal.saveArtefact("a", "model-trig", "trig 1");
+    const report = await journal.saveArtefact("a", "validation", "report 1");
+    await journal.saveArtefact("b", "model-trig", "trig of b");
+    const second = await journal.saveArtefact("a", "model-trig", "trig 2");
+    expect(first).toBeLessThan(report);
+    expect(report).toBeLessThan(second);
+    expect(await journal.artefacts("a")).toEqual([
+      { id: first, sessionId: "a", kind: "model-trig", at: T0 + 99, content: "trig 1" },
+      { id: report, sessionId: "a", kind: "validation", at: T0 + 99, content: "report 1" },
+      { id: second, sessionId: "a", kind: "model-trig", at: T0 + 99, content: "trig 2" },
+    ]);
+    // What export reads: the latest model TriG, and every validation report.
+    expect((await journal.artefacts("a", "model-trig")).at(-1)?.content).toBe("trig 2");
+    expect((await journal.artefacts("a", "validation")).map((x) => x.content)).toEqual(["report 1"]);
+    expect((await journal.artefacts("b")).map((x) => x.content)).toEqual(["trig of b"]);
+    expect(await journal.artefacts("none")).toEqual([]);
+    // Archiving keeps them.
+    await journal.archive(completedSession("a", T0));
+    expect(await journal.artefacts("a")).toHaveLength(3);
+  });
+
+  it("paging the archive with before never repeats or skips a session", async () => {
+    const journal = await open();
+    // Instants of different digit counts and out of order, so the order is by number.
+    const starts = [9_000, T0 + 7, 10_000, T0, 99_999, T0 + 3, 123, T0 + 50, 5_000_000];
+    for (const [i, startedAt] of starts.entries()) {
+      const id = `s${i}`;
+      await journal.append(id, start(id), startedAt);
+      await journal.archive(completedSession(id, startedAt));
+    }
+    const all = await journal.listArchived({ limit: 100 });
+    expect(all.map((s) => s.startedAt)).toEqual([...starts].sort((x, y) => y - x));
+    expect(await journal.listArchived(100)).toEqual(all);
+    for (const pageSize of [1, 2, 4, 9, 10]) {
+      const seen: string[] = [];
+      let before: number | undefined;
+      for (;;) {
+        const page: Awaited<ReturnType<AsyncSessionJournal["listArchived"]>> = await journal.listArchived({ limit: pageSize, before });
+        expect(page.length).toBeLessThanOrEqual(pageSize);
+        seen.push(...page.map((s) => s.id));
+        if (page.length < pageSize) break;
+        before = page[page.length - 1]!.startedAt;
+      }
+      expect(seen).toEqual(all.map((s) => s.id));
+    }
+    expect(await journal.listArchived({ limit: 5, before: 123 })).toEqual([]);
+    expect((await journal.listArchived({ limit: 5, before: 10_000 })).map((s) => s.startedAt)).toEqual([9_000, 123]);
+    await expect(journal.listArchived({ limit: -1 })).rejects.toThrow(RangeError);
+    await expect(journal.listArchived(1.5)).rejects.toThrow(RangeError);
+  });
+
+  it("eventsOf gives one session's events, archived or live, in order; sessionIds every session with events", async () => {
+    const journal = await open();
+    const seqA0 = await journal.append("a", start("a"), T0);
+    await journal.append("b", start("b"), T0 + 1);
+    const seqA1 = await journal.append("a", cancel("a"), T0 + 2);
+    await journal.append("B", start("B"), T0 + 3);
+    await journal.archive(completedSession("a", T0, T0 + 2));
+    expect(await journal.eventsOf("a")).toEqual([
+      { seq: seqA0, sessionId: "a", at: T0, input: start("a") },
+      { seq: seqA1, sessionId: "a", at: T0 + 2, input: cancel("a") },
+    ]);
+    expect((await journal.eventsOf("b")).map((e) => e.input)).toEqual([start("b")]);
+    expect(await journal.eventsOf("none")).toEqual([]);
+    // Code-point order: upper case before lower case.
+    expect(await journal.sessionIds()).toEqual(["B", "a", "b"]);
+  });
+
+  it("prune removes archived sessions by age and beyond the newest N, never a live one, with all they kept", async () => {
+    const journal = await open();
+    const NOW = T0 + 1_000_000;
+    // Completed at: old1 and old2 long ago, then recent ones; "live" is running; "again" was
+    // archived long ago and started again (it has live events).
+    const archived: Array<[string, number]> = [
+      ["old1", NOW - 500_000],
+      ["old2", NOW - 400_000],
+      ["mid", NOW - 3_000],
+      ["new1", NOW - 2_000],
+      ["new2", NOW - 1_000],
+    ];
+    for (const [id, completedAt] of archived) {
+      const seq = await journal.append(id, start(id), completedAt - 10);
+      await journal.recordSent({ sessionId: id, eventSeq: seq, position: 0, at: completedAt - 5, digest: `d-${id}`, what: "groupchat" });
+      await journal.saveArtefact(id, "model-trig", `trig of ${id}`);
+      await journal.archive(completedSession(id, completedAt - 10, completedAt));
+    }
+    await journal.append("live", start("live"), NOW - 900_000);
+    await journal.saveArtefact("live", "model-trig", "trig of live");
+    await journal.append("again", start("again"), NOW - 800_000);
+    await journal.archive(completedSession("again", NOW - 800_000, NOW - 700_000));
+    await journal.append("again", start("again"), NOW - 10);
+
+    // By age: completed more than 100 s before NOW.
+    expect(await journal.prune({ maxAgeMs: 100_000, now: NOW })).toBe(2);
+    for (const id of ["old1", "old2"]) {
+      expect(await journal.archivedSession(id)).toBeUndefined();
+      expect(await journal.eventsOf(id)).toEqual([]);
+      expect(await journal.sentOf(id)).toEqual([]);
+      expect(await journal.artefacts(id)).toEqual([]);
+      expect(await journal.knows(id)).toBe(false);
+    }
+    // The live session and the one started again are untouched, whatever their age.
+    expect((await journal.liveEvents()).map((e) => e.sessionId)).toEqual(["live", "again"]);
+    expect(await journal.artefacts("live")).toHaveLength(1);
+    expect(await journal.archivedSession("again")).toBeDefined();
+    expect((await journal.listArchived(10)).map((s) => s.id).sort()).toEqual(["again", "mid", "new1", "new2"]);
+
+    // By count: the newest two by completion stay (and "again", which is live).
+    expect(await journal.prune({ maxCount: 2, now: NOW })).toBe(1);
+    expect((await journal.listArchived(10)).map((s) => s.id).sort()).toEqual(["again", "new1", "new2"]);
+    expect(await journal.eventsOf("mid")).toEqual([]);
+    expect((await journal.artefacts("new2")).map((x) => x.content)).toEqual(["trig of new2"]);
+    expect(await journal.sentOf("new1")).toHaveLength(1);
+
+    // Neither bound: nothing goes. Bad bounds are refused.
+    expect(await journal.prune({ now: NOW })).toBe(0);
+    await expect(journal.prune({ maxCount: -1, now: NOW })).rejects.toThrow(RangeError);
+    await expect(journal.prune({ maxAgeMs: -1, now: NOW })).rejects.toThrow(RangeError);
+    expect(await journal.prune({ maxCount: 0, now: NOW })).toBe(2);
+    expect((await journal.listArchived(10)).map((s) => s.id)).toEqual(["again"]);
+    expect((await journal.liveEvents()).map((e) => e.sessionId)).toEqual(["live", "again"]);
+  });
+
   it("overlapping appends keep call order", async () => {
     const journal = await open();
     const inputs = [start("a"), ...Array.from({ length: 20 }, (_, i) => contribution("a", `agent${i}`))];
@@ -168,6 +296,44 @@ describe("the PostgreSQL journal only", () => {
       ["start", T0],
       ["contribution", T0 + 3],
     ]);
+  });
+
+  it("a fenced-out owner can neither save an artefact nor prune", async () => {
+    const { pools } = await database(2);
+    const a = await pgJournalOn(pools[0]!, "alpha");
+    await a.append("a", start("a"), T0);
+    await a.saveArtefact("a", "model-trig", "kept");
+    await a.archive(completedSession("a", T0));
+    expect(await new RoomLeases(pools[0]!).release(ROOM, "alpha", a.epoch)).toBe(true);
+    const b = await pgJournalOn(pools[1]!, "beta");
+    await expect(a.saveArtefact("a", "validation", "late")).rejects.toBeInstanceOf(FencedOut);
+    await expect(a.prune({ maxCount: 0, now: T0 + 10_000 })).rejects.toBeInstanceOf(FencedOut);
+    expect((await b.artefacts("a")).map((x) => x.content)).toEqual(["kept"]);
+    expect(await b.archivedSession("a")).toBeDefined();
+    // The owner now prunes.
+    expect(await b.prune({ maxCount: 0, now: T0 + 10_000 })).toBe(1);
+    expect(await b.artefacts("a")).toEqual([]);
+  });
+
+  it("artefacts, events, session ids and pruning keep to the journal's room", async () => {
+    const { pools } = await database(1);
+    const pool = pools[0]!;
+    const here = await pgJournalOn(pool);
+    const lease = await new RoomLeases(pool).claim("other@conference.example", "alpha", 60_000);
+    const there = new PgJournal({ pool, room: "other@conference.example", epoch: lease!.epoch, now: () => T0 });
+    await here.append("a", start("a"), T0);
+    await here.saveArtefact("a", "model-trig", "here");
+    await here.archive(completedSession("a", T0));
+    await there.append("x", start("x"), T0);
+    await there.saveArtefact("x", "model-trig", "there");
+    await there.archive(completedSession("x", T0));
+    expect(await here.sessionIds()).toEqual(["a"]);
+    expect(await there.sessionIds()).toEqual(["x"]);
+    expect(await here.artefacts("x")).toEqual([]);
+    expect(await here.eventsOf("x")).toEqual([]);
+    expect(await here.prune({ maxCount: 0, now: T0 + 10_000 })).toBe(1);
+    expect((await there.listArchived(5)).map((s) => s.id)).toEqual(["x"]);
+    expect((await there.artefacts("x")).map((x) => x.content)).toEqual(["there"]);
   });
 
   it("a heard record for another room is refused", async () => {

@@ -28,6 +28,8 @@ export interface Migration {
  * expired lease keeps its row, so a room's epoch never goes back. Migration 2: the session
  * journal (see pg-journal.ts), the shared counterpart of the SQLite store's events, sent,
  * archived_sessions and heard tables, each row tagged with the room unit it belongs to.
+ * Migration 3: the journal's artefacts (what export reads back: journal_artefacts), and an
+ * index on the archive by completion, for pruning.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -101,6 +103,26 @@ export const MIGRATIONS: readonly Migration[] = [
         at   bigint NOT NULL,
         PRIMARY KEY (room, key)
       );
+    `,
+  },
+  {
+    version: 3,
+    name: "session artefacts",
+    sql: `
+      -- What export needs that the inputs do not carry (the merged TriG, validation
+      -- reports), as the SQLite store's artefacts table: every one kept, in order (id).
+      CREATE TABLE journal_artefacts (
+        id         bigserial PRIMARY KEY,
+        room       text      NOT NULL,
+        session_id text      NOT NULL,
+        kind       text      NOT NULL,
+        at         bigint    NOT NULL,
+        epoch      bigint    NOT NULL,
+        content    text      NOT NULL
+      );
+      CREATE INDEX journal_artefacts_by_session ON journal_artefacts (room, session_id, id);
+      -- Pruning by count judges archived sessions by completion, newest first.
+      CREATE INDEX journal_archived_by_completion ON journal_archived (room, completed_at, id);
     `,
   },
 ];

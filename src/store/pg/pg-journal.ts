@@ -13,15 +13,28 @@
  *    called, even when calls overlap (see `append`).
  *  - Archiving a session stores it and takes its events out of replay in one transaction.
  *
- * Tables: migration 2 in migrations.ts. Not yet here (the SQLite store has them): artefacts,
- * blobs, presence and pruning.
+ *  - Artefacts (what export reads back) are kept in order, each write fenced.
+ *  - Pruning removes archived sessions of this room by age and by count, as the SQLite
+ *    store's `prune`, in one fenced transaction; a session with live events is never touched.
+ *
+ * Tables: migrations 2 and 3 in migrations.ts. Not yet here (the SQLite store has them):
+ * blobs, presence and agent evidence.
  */
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import type { SessionJournal } from "../../shell/host/journal.js";
-import type { HeardRecord } from "../heard-log.js";
+import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
 import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "../records.js";
-import type { ArchivedSession, ArchivedSummary, SentRecord, StoredEvent } from "../records.js";
+import type {
+  ArchivedSession,
+  ArchivedSummary,
+  Artefact,
+  ArtefactKind,
+  ListArchivedOptions,
+  PruneOptions,
+  SentRecord,
+  StoredEvent,
+} from "../records.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
 
@@ -47,20 +60,47 @@ export interface AsyncSessionJournal {
   archive(session: Session): Promise<void>;
   /** A completed session as archived, or undefined. */
   archivedSession(id: SessionId): Promise<Session | undefined>;
-  /** The newest archived sessions first (by start), at most `limit`. */
-  listArchived(limit: number): Promise<ArchivedSummary[]>;
+  /**
+   * The newest archived sessions first (by start), at most `limit`; with `before`, only those
+   * started strictly before it (the next page after the oldest one shown). A bare number is
+   * the limit.
+   */
+  listArchived(options: ListArchivedOptions | number): Promise<ArchivedSummary[]>;
   /** Whether a session id was ever used (live or archived). */
   knows(id: SessionId): Promise<boolean>;
   /** Every event of the sessions not archived, in sequence order: what replay feeds the core. */
   liveEvents(): Promise<StoredEvent[]>;
   /** Whether a message with any of these keys was taken in from the room before. */
   heardBefore(room: string, keys: readonly string[]): Promise<boolean>;
+  /** Every event of one session, archived or not, in sequence order (what verify reads). */
+  eventsOf(sessionId: SessionId): Promise<StoredEvent[]>;
+  /** Every session id that has events, archived or live, in code-point order (for checks over a whole store). */
+  sessionIds(): Promise<SessionId[]>;
+  /** Keeps an artefact export needs (the merged TriG, a validation report); resolves with its id, which increases in save order. */
+  saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): Promise<number>;
+  /** The session's artefacts, oldest first; only those of one kind if given. */
+  artefacts(sessionId: SessionId, kind?: ArtefactKind): Promise<Artefact[]>;
+  /**
+   * Deletes archived sessions (with their events, sent records and artefacts) completed more
+   * than `maxAgeMs` before `now`, or beyond the newest `maxCount` by completion; a session
+   * with live events is never touched. Resolves with how many sessions went.
+   */
+  prune(options: PruneOptions): Promise<number>;
 }
 
-/** What `asyncJournalOf` wraps: the SQLite store, or anything with its journal and replay reads. */
-export type SyncJournalWithReplay = SessionJournal & {
+/**
+ * What `asyncJournalOf` wraps: the SQLite store, or anything with its journal, replay reads,
+ * paged listing, artefacts (saveArtefact returning the id) and prune.
+ */
+export type SyncJournalWithReplay = Omit<SessionJournal, "saveArtefact" | "listArchived"> & {
   liveEvents(): StoredEvent[];
   heardBefore(room: string, keys: readonly string[]): boolean;
+  listArchived(options: ListArchivedOptions | number): ArchivedSummary[];
+  eventsOf(sessionId: SessionId): StoredEvent[];
+  sessionIds(): SessionId[];
+  saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): number;
+  artefacts(sessionId: SessionId, kind?: ArtefactKind): Artefact[];
+  prune(options: PruneOptions): number;
 };
 
 /**
@@ -84,10 +124,15 @@ export function asyncJournalOf(store: SyncJournalWithReplay): AsyncSessionJourna
     sentTrackedAfter: () => run(() => store.sentTrackedAfter()),
     archive: (session) => run(() => store.archive(session)),
     archivedSession: (id) => run(() => store.archivedSession(id)),
-    listArchived: (limit) => run(() => store.listArchived(limit) as ArchivedSummary[]),
+    listArchived: (options) => run(() => store.listArchived(options)),
     knows: (id) => run(() => store.knows(id)),
     liveEvents: () => run(() => store.liveEvents()),
     heardBefore: (room, keys) => run(() => store.heardBefore(room, keys)),
+    eventsOf: (sessionId) => run(() => store.eventsOf(sessionId)),
+    sessionIds: () => run(() => store.sessionIds()),
+    saveArtefact: (sessionId, kind, content) => run(() => store.saveArtefact(sessionId, kind, content)),
+    artefacts: (sessionId, kind) => run(() => store.artefacts(sessionId, kind)),
+    prune: (options) => run(() => store.prune(options)),
   };
 }
 
@@ -98,7 +143,7 @@ export interface PgJournalOptions {
   readonly room: string;
   /** The epoch of this instance's lease on the room; every write is fenced by it. */
   readonly epoch: number;
-  /** The clock for archived_at (ms since the epoch). Default Date.now. */
+  /** The clock for archived_at and an artefact's at (ms since the epoch). Default Date.now. */
   readonly now?: () => number;
 }
 
@@ -253,13 +298,21 @@ export class PgJournal implements AsyncSessionJournal {
     return row ? fromArchivedForm(row.session) : undefined;
   }
 
-  /** This room's archived sessions, newest start first, at most `limit` (a whole number ≥ 0). */
-  async listArchived(limit: number): Promise<ArchivedSummary[]> {
+  /**
+   * This room's archived sessions, newest start first (ties by id, descending), at most
+   * `limit` (a whole number ≥ 0, else RangeError); with `before`, only those started strictly
+   * before it, as the SQLite store pages. A bare number is the limit.
+   */
+  async listArchived(options: ListArchivedOptions | number): Promise<ArchivedSummary[]> {
+    const { limit, before } = typeof options === "number" ? { limit: options, before: undefined } : options;
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`listArchived: limit must be a whole number ≥ 0, got ${limit}`);
+    if (before !== undefined && !Number.isFinite(before)) throw new RangeError(`listArchived: before must be a finite instant, got ${before}`);
+    // Ids compare by code point (COLLATE "C"), as SQLite compares text.
     const result = await this.pool.query<SummaryRow>(
       `SELECT id, problem, status, started_at::text AS started_at, completed_at::text AS completed_at
-       FROM journal_archived AS a WHERE room = $1 ORDER BY a.started_at DESC, a.id DESC LIMIT $2`,
-      [this.room, limit],
+       FROM journal_archived AS a WHERE room = $1 AND ($3::double precision IS NULL OR a.started_at < $3::double precision)
+       ORDER BY a.started_at DESC, a.id COLLATE "C" DESC LIMIT $2`,
+      [this.room, limit, before ?? null],
     );
     return result.rows.map((row) => {
       if (!isCompletionStatus(row.status)) throw new Error(`archived session ${row.id} of room ${this.room} has unknown status ${row.status}`);
@@ -293,13 +346,7 @@ export class PgJournal implements AsyncSessionJournal {
        FROM journal_events AS e WHERE room = $1 AND live ORDER BY e.seq`,
       [this.room],
     );
-    return result.rows.map((row) => {
-      const input = row.input;
-      if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
-        throw new Error(`event ${row.seq} of room ${this.room} is not an input of session ${row.session_id}`);
-      }
-      return { seq: numberOf(row.seq, "sequence number"), sessionId: row.session_id, at: numberOf(row.at, "instant"), input };
-    });
+    return result.rows.map((row) => this.eventOf(row));
   }
 
   /** Whether a message with any of these keys was taken in from `room` before. */
@@ -307,6 +354,104 @@ export class PgJournal implements AsyncSessionJournal {
     if (keys.length === 0) return false;
     const result = await this.pool.query("SELECT 1 FROM journal_heard WHERE room = $1 AND key = ANY($2::text[]) LIMIT 1", [room, [...keys]]);
     return result.rows.length > 0;
+  }
+
+  /** One session's events in this room, archived or not, in sequence order. */
+  async eventsOf(sessionId: SessionId): Promise<StoredEvent[]> {
+    const result = await this.pool.query<EventRow>(
+      `SELECT seq::text AS seq, session_id, at::text AS at, input
+       FROM journal_events AS e WHERE room = $1 AND session_id = $2 ORDER BY e.seq`,
+      [this.room, sessionId],
+    );
+    return result.rows.map((row) => this.eventOf(row));
+  }
+
+  /** Every session id with events in this room, archived or live, in code-point order (as SQLite sorts text). */
+  async sessionIds(): Promise<SessionId[]> {
+    const result = await this.pool.query<{ session_id: string }>(
+      `SELECT DISTINCT session_id COLLATE "C" AS session_id FROM journal_events WHERE room = $1 ORDER BY 1`,
+      [this.room],
+    );
+    return result.rows.map((row) => row.session_id);
+  }
+
+  /**
+   * Keeps an artefact of a session in this room, at this journal's clock, in a fenced
+   * transaction; resolves with its id (increasing in commit order). Rejects with FencedOut,
+   * writing nothing, once another instance owns the room.
+   */
+  async saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): Promise<number> {
+    const at = this.now();
+    return this.fenced(async (tx) => {
+      const result = await tx.query<{ id: string }>(
+        `INSERT INTO journal_artefacts (room, session_id, kind, at, epoch, content)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
+        [this.room, sessionId, kind, at, this.epoch, content],
+      );
+      return numberOf(result.rows[0]!.id, "artefact id");
+    });
+  }
+
+  /** The session's artefacts in this room, oldest (first saved) first; only those of `kind` if given. */
+  async artefacts(sessionId: SessionId, kind?: ArtefactKind): Promise<Artefact[]> {
+    const result = await this.pool.query<{ id: string; session_id: string; kind: string; at: string; content: string }>(
+      `SELECT id::text AS id, session_id, kind, at::text AS at, content FROM journal_artefacts AS a
+       WHERE room = $1 AND session_id = $2 AND ($3::text IS NULL OR kind = $3) ORDER BY a.id`,
+      [this.room, sessionId, kind ?? null],
+    );
+    return result.rows.map((row) => ({
+      id: numberOf(row.id, "artefact id"),
+      sessionId: row.session_id,
+      kind: row.kind,
+      at: numberOf(row.at, "instant"),
+      content: row.content,
+    }));
+  }
+
+  /**
+   * Deletes this room's archived sessions completed more than `maxAgeMs` before `now`, or
+   * beyond the newest `maxCount` by completion (ties by id), with their events, sent records
+   * and artefacts, as the SQLite store's `prune`; an archived id with live events (started
+   * again) is left whole. Heard keys of this room older than HEARD_KEPT_MS go too. One fenced
+   * transaction: rejects with FencedOut, deleting nothing, once another instance owns the
+   * room. Resolves with how many sessions went.
+   */
+  async prune(options: PruneOptions): Promise<number> {
+    const { maxAgeMs, maxCount, now } = options;
+    if (maxAgeMs !== undefined && !(maxAgeMs >= 0)) throw new RangeError(`prune: maxAgeMs must be ≥ 0, got ${maxAgeMs}`);
+    if (maxCount !== undefined && !(Number.isInteger(maxCount) && maxCount >= 0)) throw new RangeError(`prune: maxCount must be a whole number ≥ 0, got ${maxCount}`);
+    if (!Number.isFinite(now)) throw new RangeError(`prune: now must be a finite instant, got ${now}`);
+    const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
+    return this.fenced(async (tx) => {
+      await tx.query("DELETE FROM journal_heard WHERE room = $1 AND at < $2::double precision", [this.room, now - HEARD_KEPT_MS]);
+      const doomed = await tx.query<{ id: string }>(
+        `SELECT a.id FROM journal_archived AS a
+         WHERE a.room = $1
+           AND (($2::double precision IS NOT NULL AND a.completed_at < $2::double precision)
+             OR ($3::bigint IS NOT NULL AND a.id IN (
+                  SELECT b.id FROM journal_archived AS b WHERE b.room = $1
+                  ORDER BY b.completed_at DESC, b.id COLLATE "C" DESC OFFSET $3::bigint)))
+           AND NOT EXISTS (SELECT 1 FROM journal_events AS e WHERE e.room = $1 AND e.session_id = a.id AND e.live)
+         FOR UPDATE OF a`,
+        [this.room, cutoff, maxCount ?? null],
+      );
+      const ids = doomed.rows.map((row) => row.id);
+      if (ids.length === 0) return 0;
+      await tx.query("DELETE FROM journal_events WHERE room = $1 AND session_id = ANY($2::text[]) AND NOT live", [this.room, ids]);
+      await tx.query("DELETE FROM journal_sent WHERE room = $1 AND session_id = ANY($2::text[])", [this.room, ids]);
+      await tx.query("DELETE FROM journal_artefacts WHERE room = $1 AND session_id = ANY($2::text[])", [this.room, ids]);
+      await tx.query("DELETE FROM journal_archived WHERE room = $1 AND id = ANY($2::text[])", [this.room, ids]);
+      return ids.length;
+    });
+  }
+
+  /** An event row as a StoredEvent; a row that is not an input of its session is reported, never replayed. */
+  private eventOf(row: EventRow): StoredEvent {
+    const input = row.input;
+    if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
+      throw new Error(`event ${row.seq} of room ${this.room} is not an input of session ${row.session_id}`);
+    }
+    return { seq: numberOf(row.seq, "sequence number"), sessionId: row.session_id, at: numberOf(row.at, "instant"), input };
   }
 
   /** Runs `fn` in a transaction fenced by this journal's room and epoch, on a connection of its own. */
