@@ -301,7 +301,9 @@ export class PgJournal implements AsyncSessionJournal {
   /**
    * This room's archived sessions, newest start first (ties by id, descending), at most
    * `limit` (a whole number ≥ 0, else RangeError); with `before`, only those started strictly
-   * before it, as the SQLite store pages. A bare number is the limit.
+   * before it, as the SQLite store pages. A bare number is the limit. As in the SQLite
+   * store, `before` is an instant, not a position: sessions that share the start instant of
+   * a page's last one and fall beyond that page are not on the next page either.
    */
   async listArchived(options: ListArchivedOptions | number): Promise<ArchivedSummary[]> {
     const { limit, before } = typeof options === "number" ? { limit: options, before: undefined } : options;
