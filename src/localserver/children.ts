@@ -36,3 +36,24 @@ export async function killNow(child: ChildProcess): Promise<void> {
   child.kill("SIGKILL");
   await waitForExit(child, 5000);
 }
+
+/**
+ * Keeps a started server's last `maxLines` output lines in `lines` (stdout and stderr, blank
+ * lines left out; what a failed start is explained with), passes each to `onLog`, and notes
+ * a failure to run it at all. Returns the spawn error once there is one.
+ */
+export function watchOutput(child: ChildProcess, lines: string[], maxLines: number, onLog?: (line: string) => void): () => Error | undefined {
+  let spawnError: Error | undefined;
+  child.on("error", (err) => (spawnError = err));
+  const onData = (chunk: Buffer): void => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      if (lines.length > maxLines) lines.shift();
+      onLog?.(line);
+    }
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  return () => spawnError;
+}

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
-import { isRunning, killNow, terminate } from "./children.js";
+import { isRunning, killNow, terminate, watchOutput } from "./children.js";
 import { killChildOnExit, removeDirOnExit } from "./exit-cleanup.js";
 import { ensureProsody } from "./install.js";
 import type { ProsodyCommands } from "./locate.js";
@@ -192,22 +192,12 @@ class LocalProsodyServer implements LocalProsody {
     });
     this.child = child;
     killChildOnExit(child);
-    let spawnError: Error | undefined;
-    child.on("error", (err) => (spawnError = err));
-    const onData = (chunk: Buffer): void => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (!line.trim()) continue;
-        this.output.push(line);
-        if (this.output.length > OUTPUT_LINES_KEPT) this.output.shift();
-        this.onLog?.(line);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
+    const spawnError = watchOutput(child, this.output, OUTPUT_LINES_KEPT, this.onLog);
 
     const deadline = Date.now() + this.startTimeoutMs;
     for (;;) {
-      if (spawnError) throw new Error(`cannot run ${this.commands.prosody}: ${spawnError.message}`);
+      const failedToRun = spawnError();
+      if (failedToRun) throw new Error(`cannot run ${this.commands.prosody}: ${failedToRun.message}`);
       if (!isRunning(child)) {
         throw new Error(
           `Prosody exited during startup (${child.exitCode ?? child.signalCode})` + (await this.diagnostics()),

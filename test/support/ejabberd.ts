@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { isRunning, killNow, terminate } from "../../src/localserver/children.js";
+import { isRunning, killNow, terminate, watchOutput } from "../../src/localserver/children.js";
 import { killChildOnExit, removeDirOnExit } from "../../src/localserver/exit-cleanup.js";
 import { fileSize, readFrom, tailFile } from "../../src/localserver/logfile.js";
 import { canConnect, pickFreePort } from "../../src/localserver/port.js";
@@ -151,22 +151,12 @@ class TestEjabberd implements LocalEjabberd {
     });
     this.child = child;
     killChildOnExit(child);
-    let spawnError: Error | undefined;
-    child.on("error", (err) => (spawnError = err));
-    const onData = (chunk: Buffer): void => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (!line.trim()) continue;
-        this.output.push(line);
-        if (this.output.length > OUTPUT_LINES_KEPT) this.output.shift();
-        this.onLog?.(line);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
+    const spawnError = watchOutput(child, this.output, OUTPUT_LINES_KEPT, this.onLog);
 
     const deadline = Date.now() + this.startTimeoutMs;
     for (;;) {
-      if (spawnError) throw new Error(`cannot run ${this.runtime.erl}: ${spawnError.message}`);
+      const failedToRun = spawnError();
+      if (failedToRun) throw new Error(`cannot run ${this.runtime.erl}: ${failedToRun.message}`);
       // Seen exited first, so the log read next is complete: a busy port makes ejabberd exit.
       const exited = !isRunning(child);
       const state = listenerState(await readFrom(this.logPath, logOffset), this.host, this.port);

@@ -31,7 +31,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { isRunning, killNow, waitForExit } from "../../src/localserver/children.js";
+import { isRunning, killNow, waitForExit, watchOutput } from "../../src/localserver/children.js";
 import { killChildOnExit, removeDirOnExit } from "../../src/localserver/exit-cleanup.js";
 import { findOnPath } from "../../src/localserver/locate.js";
 import { pickFreePort } from "../../src/localserver/port.js";
@@ -300,22 +300,12 @@ class LocalPostgres implements TestPostgres {
     });
     this.child = child;
     killChildOnExit(child);
-    let spawnError: Error | undefined;
-    child.on("error", (err) => (spawnError = err));
-    const onData = (chunk: Buffer): void => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (!line.trim()) continue;
-        this.output.push(line);
-        if (this.output.length > OUTPUT_LINES_KEPT) this.output.shift();
-        this.onLog?.(line);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
+    const spawnError = watchOutput(child, this.output, OUTPUT_LINES_KEPT, this.onLog);
 
     const deadline = Date.now() + this.startTimeoutMs;
     for (;;) {
-      if (spawnError) throw new Error(`cannot run ${this.programs.postgres}: ${spawnError.message}`);
+      const failedToRun = spawnError();
+      if (failedToRun) throw new Error(`cannot run ${this.programs.postgres}: ${failedToRun.message}`);
       if (!isRunning(child)) {
         const log = this.output.join("\n");
         const error = /could not bind|Address already in use/i.test(log) ? new PortInUseError() : new Error();
