@@ -5,44 +5,21 @@
  * rooms the coordinator creates (persistent, with history, archived where offered).
  */
 import { describe, expect, it } from "vitest";
-import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
+import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
-import { peerOptions, registerUser, startTestProsody, uniqueRoom, useTestProsody, type LocalProsody } from "../support/prosody.js";
+import { peerOptions, registerUser, startTestProsody, useTestProsody, type LocalProsody } from "../support/prosody.js";
 import { json, negotiation, toldPrivately } from "../support/room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { scene as sceneOn } from "../support/core-scenarios.js";
 
 const { server, afterThis } = useTestProsody();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const byCoordinator = (room: string, pattern: RegExp) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && pattern.test(m.body ?? "");
 
 /** `coordinatorVia`: the server as the coordinator reaches it (through a proxy that can cut it off). */
-async function scene(mfrConfig: string, scripts: Record<string, AgentScript>, on: LocalProsody = server(), coordinatorVia: LocalProsody = on) {
-  const room = uniqueRoom(on);
-  const options: CoordinatorProcessOptions = { server: coordinatorVia, room, mfrConfig };
-  let coordinator = await CoordinatorProcess.start(options);
-  afterThis(() => coordinator.kill());
-  await coordinator.joined(room);
-  // The room is the coordinator's: configured before anyone else joins.
-  await coordinator.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("created the room and configured it"));
-  const human = await TestPeer.connect(peerOptions(on, await registerUser(on, "alice")));
-  afterThis(() => human.stop());
-  await human.joinRoom(room, "alice");
-  const agents: Record<string, ScriptedAgent> = {};
-  for (const [nick, script] of Object.entries(scripts)) {
-    const a = await ScriptedAgent.join(on, room, nick, script);
-    afterThis(() => a.stop());
-    await a.announce();
-    agents[nick] = a;
-  }
-  await sleep(200);
-  const restart = async () => {
-    coordinator = await coordinator.restart(options);
-    afterThis(() => coordinator.kill());
-    await coordinator.joined(room);
-    return coordinator;
-  };
-  return { room, human, agents, restart, coordinator: () => coordinator };
+function scene(mfrConfig: string, scripts: Record<string, AgentScript>, on: LocalProsody = server(), coordinatorVia: LocalProsody = on) {
+  return sceneOn(on, afterThis, scripts, mfrConfig, coordinatorVia);
 }
 
 async function start(human: TestPeer, room: string): Promise<string> {

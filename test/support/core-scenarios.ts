@@ -40,9 +40,16 @@ export function sentTwice(messages: readonly ReceivedMessage[], room: string): s
  * have announced themselves. `restart` starts the coordinator again on the same account and
  * data directory, after `kill` or `terminate` on the current one.
  */
-export async function scene(server: LocalProsody, afterThis: (step: () => Promise<unknown>) => void, scripts: Record<string, AgentScript>, mfrConfig = WINDOWS) {
+export async function scene(
+  server: LocalProsody,
+  afterThis: (step: () => Promise<unknown>) => void,
+  scripts: Record<string, AgentScript>,
+  mfrConfig = WINDOWS,
+  /** The server as the coordinator reaches it (through a proxy that can cut it off). */
+  coordinatorVia: LocalProsody = server,
+) {
   const room = uniqueRoom(server);
-  const options: CoordinatorProcessOptions = { server, room, mfrConfig };
+  const options: CoordinatorProcessOptions = { server: coordinatorVia, room, mfrConfig };
   let coordinator = await CoordinatorProcess.start(options);
   afterThis(() => coordinator.kill());
   await coordinator.joined(room);
