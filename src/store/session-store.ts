@@ -5,12 +5,12 @@
  * the input is acted on, and better-sqlite3 makes one append a few microseconds.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Input, Session, SessionId } from "../session/types.js";
 import { openReadonly, openWritable } from "./database-file.js";
 import type { OpenFileOptions } from "./database-file.js";
-import { corrupted, errorCode, StoreError, unwritable } from "./errors.js";
+import { corrupted, errorCode, StoreError } from "./errors.js";
 import { acquireProcessLock } from "./process-lock.js";
 import type { ProcessLock } from "./process-lock.js";
 import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "./records.js";
@@ -22,6 +22,8 @@ import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
 import type { SessionJournal } from "../shell/host/journal.js";
+import { prepareArchive, type ArchivedRow, type SummaryRow } from "./archive-statements.js";
+import { ensureDirectory, fileIdentity, type FileIdentity } from "./data-directory.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -40,18 +42,6 @@ interface EventRow {
   input: string;
 }
 
-interface SummaryRow {
-  id: string;
-  problem: string;
-  status: string;
-  started_at: number;
-  completed_at: number;
-}
-
-interface ArchivedRow extends SummaryRow {
-  session: string;
-}
-
 /**
  * The coordinator's one store (see the header): opened with `open`, one writer per data
  * directory (a process lock), any number of read-only readers. Every write throws once the
@@ -61,6 +51,7 @@ export class SessionStore implements SessionJournal {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly evidence: ReturnType<typeof prepareEvidence>;
   private readonly heard: ReturnType<typeof prepareHeard>;
+  private readonly archiveStatements: ReturnType<typeof prepareArchive>;
   /** An input and the room message it came from, in one transaction. */
   private readonly appendHeard: (run: () => number) => number;
   private readonly blobs: BlobReader;
@@ -80,6 +71,7 @@ export class SessionStore implements SessionJournal {
     this.statements = prepare(db);
     this.evidence = prepareEvidence(db);
     this.heard = prepareHeard(db);
+    this.archiveStatements = prepareArchive(db);
     this.appendHeard = db.transaction((run: () => number) => run());
     this.blobs = new BlobReader(db);
     this.opened = fileIdentity(path);
@@ -256,7 +248,7 @@ export class SessionStore implements SessionJournal {
     this.writable();
     const record = "session" in sessionOrRecord ? sessionOrRecord : archiveRecordOf(sessionOrRecord);
     if (!isCompletionStatus(record.status)) throw new TypeError(`archive: unknown completion status ${String(record.status)}`);
-    this.statements.archiveTx({
+    this.archiveStatements.archiveTx({
       id: record.id,
       problem: record.problem,
       status: record.status,
@@ -275,7 +267,7 @@ export class SessionStore implements SessionJournal {
 
   /** An archived session with its summary, its stored texts read back from its events; undefined if not archived. */
   archivedRecord(id: SessionId): ArchivedSession | undefined {
-    const row = this.statements.archived.get(id) as ArchivedRow | undefined;
+    const row = this.archiveStatements.archived.get(id) as ArchivedRow | undefined;
     if (!row) return undefined;
     // The texts it refers to are in its own events; each event is read once.
     const inputs = new Map<number, unknown>();
@@ -293,13 +285,13 @@ export class SessionStore implements SessionJournal {
   listArchived(options: ListArchivedOptions | number): ArchivedSummary[] {
     const { limit, before } = typeof options === "number" ? { limit: options, before: undefined } : options;
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`listArchived: limit must be a whole number ≥ 0, got ${limit}`);
-    const rows = this.statements.listArchived.all({ limit, before: before ?? null }) as SummaryRow[];
+    const rows = this.archiveStatements.listArchived.all({ limit, before: before ?? null }) as SummaryRow[];
     return rows.map((row) => this.summaryOf(row));
   }
 
   /** How many sessions the archive holds (pruned ones are gone). */
   countArchived(): number {
-    return (this.statements.countArchived.get() as { n: number }).n;
+    return (this.archiveStatements.countArchived.get() as { n: number }).n;
   }
 
   // ---- artefacts ------------------------------------------------------------------------
@@ -387,7 +379,7 @@ export class SessionStore implements SessionJournal {
     // Evidence ages out with the archive: an agent not seen for as long is forgotten.
     this.evidence.prune(cutoff);
     this.heard.prune(now - HEARD_KEPT_MS);
-    return this.statements.pruneTx({ cutoff, maxCount: maxCount ?? null });
+    return this.archiveStatements.pruneTx({ cutoff, maxCount: maxCount ?? null });
   }
 
   /**
@@ -455,50 +447,8 @@ export class SessionStore implements SessionJournal {
   }
 }
 
-interface FileIdentity {
-  dev: number;
-  ino: number;
-}
-
-/** Which file a path names now; undefined when there is none. */
-function fileIdentity(path: string): FileIdentity | undefined {
-  try {
-    const stat = statSync(path);
-    return { dev: stat.dev, ino: stat.ino };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Creates the data directory if needed; anything in the way is reported, never removed. */
-function ensureDirectory(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    const code = errorCode(error);
-    const detail = code === "EEXIST" || code === "ENOTDIR" ? `${code}: a file is in the way of the directory` : `${code ?? "error"}: ${error instanceof Error ? error.message : String(error)}`;
-    throw unwritable(dir, detail, error);
-  }
-  // mkdir succeeds silently on an existing path only if it is a directory, but say so plainly if not.
-  if (!statSync(dir).isDirectory()) throw unwritable(dir, "it is not a directory");
-}
-
 /** Every statement, prepared once: an append is then one bind and one step. */
 function prepare(db: BetterSqlite3.Database) {
-  const archiveRow = db.prepare(`
-    INSERT INTO archived_sessions (id, problem, status, started_at, completed_at, archived_at, session)
-    VALUES (@id, @problem, @status, @startedAt, @completedAt, @archivedAt, @session)
-    ON CONFLICT (id) DO UPDATE SET problem = excluded.problem, status = excluded.status, started_at = excluded.started_at,
-      completed_at = excluded.completed_at, archived_at = excluded.archived_at, session = excluded.session`);
-  const retire = db.prepare("UPDATE events SET live = 0 WHERE session_id = ? AND live = 1");
-  const expired = db.prepare("SELECT id FROM archived_sessions WHERE completed_at < ?");
-  const beyondCount = db.prepare("SELECT id FROM archived_sessions ORDER BY completed_at DESC, id DESC LIMIT -1 OFFSET ?");
-  const isLive = db.prepare("SELECT 1 FROM events WHERE session_id = ? AND live = 1 LIMIT 1");
-  const deleteEvents = db.prepare("DELETE FROM events WHERE session_id = ? AND live = 0");
-  const deleteArtefacts = db.prepare("DELETE FROM artefacts WHERE session_id = ?");
-  const deleteArchived = db.prepare("DELETE FROM archived_sessions WHERE id = ?");
-  const deleteSent = db.prepare("DELETE FROM sent WHERE session_id = ?");
-  const deleteBlobs = db.prepare("DELETE FROM blob_chunks WHERE session_id = ?");
   return {
     append: db.prepare(`
         INSERT INTO events (session_id, kind, at, live, input)
@@ -509,40 +459,13 @@ function prepare(db: BetterSqlite3.Database) {
     eventsOf: db.prepare("SELECT seq, session_id, at, input FROM events WHERE session_id = ? ORDER BY seq"),
     eventAt: db.prepare("SELECT seq, session_id, at, input FROM events WHERE seq = ?"),
     knows: db.prepare("SELECT 1 FROM events WHERE session_id = @sessionId UNION ALL SELECT 1 FROM archived_sessions WHERE id = @sessionId LIMIT 1"),
-    archived: db.prepare("SELECT id, problem, status, started_at, completed_at, session FROM archived_sessions WHERE id = ?"),
-    listArchived: db.prepare(`
-      SELECT id, problem, status, started_at, completed_at FROM archived_sessions
-      WHERE @before IS NULL OR started_at < @before
-      ORDER BY started_at DESC, id DESC LIMIT @limit`),
     recordSent: db.prepare("INSERT INTO sent (session_id, event_seq, position, at, digest, what) VALUES (@sessionId, @eventSeq, @position, @at, @digest, @what)"),
     sentOf: db.prepare("SELECT session_id, event_seq, position, at, digest, what FROM sent WHERE session_id = ? ORDER BY seq"),
     sentTrackedAfter: db.prepare("SELECT after_seq FROM sent_tracking WHERE id = 1"),
     sessionIds: db.prepare("SELECT DISTINCT session_id FROM events ORDER BY session_id"),
-    countArchived: db.prepare("SELECT count(*) AS n FROM archived_sessions"),
     heartbeat: db.prepare("INSERT INTO heartbeat (id, at) VALUES (1, @at) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),
     saveArtefact: db.prepare("INSERT INTO artefacts (session_id, kind, at, content) VALUES (@sessionId, @kind, @at, @content)"),
     saveArtefactBlob: db.prepare("INSERT INTO artefacts (session_id, kind, at, content, blob) VALUES (@sessionId, @kind, @at, '', @digest)"),
     artefacts: db.prepare("SELECT id, session_id, kind, at, content, blob FROM artefacts WHERE session_id = @sessionId AND (@kind IS NULL OR kind = @kind) ORDER BY id"),
-    archiveTx: db.transaction((row: { id: string; problem: string; status: string; startedAt: number; completedAt: number; archivedAt: number; session: string }) => {
-      archiveRow.run(row);
-      retire.run(row.id);
-    }),
-    pruneTx: db.transaction(({ cutoff, maxCount }: { cutoff: number | null; maxCount: number | null }): number => {
-      const doomed = new Set<string>();
-      if (cutoff !== null) for (const { id } of expired.all(cutoff) as Array<{ id: string }>) doomed.add(id);
-      if (maxCount !== null) for (const { id } of beyondCount.all(maxCount) as Array<{ id: string }>) doomed.add(id);
-      let pruned = 0;
-      for (const id of doomed) {
-        // An archived id with live events was started again; leave all of it alone.
-        if (isLive.get(id) !== undefined) continue;
-        deleteEvents.run(id);
-        deleteArtefacts.run(id);
-        deleteArchived.run(id);
-        deleteSent.run(id);
-        deleteBlobs.run(id);
-        pruned++;
-      }
-      return pruned;
-    }),
   };
 }
