@@ -19,7 +19,6 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll } from "vitest";
 import { isRunning, killNow, terminate, watchOutput } from "../../src/localserver/children.js";
 import { killChildOnExit, removeDirOnExit } from "../../src/localserver/exit-cleanup.js";
 import { fileSize, readFrom, tailFile } from "../../src/localserver/logfile.js";
@@ -27,6 +26,7 @@ import { canConnect, pickFreePort } from "../../src/localserver/port.js";
 import { registerAccount } from "../../src/localserver/register.js";
 import { DEFAULT_STANZA_SIZE_LIMIT, LOCAL_DOMAIN, LOCAL_HOST, LOCAL_MUC_DOMAIN, type LocalProsody } from "../../src/localserver/server.js";
 import { EJABBERD_TEMPLATE_PATH, KEEP_PROTOCOL_SOURCE, ejabberdConfig, locateEjabberd, type EjabberdRuntime } from "./ejabberd-install.js";
+import { useTestServer, type TestServerHandle } from "./test-server.js";
 
 export { EjabberdNotInstalledError, EJABBERD_INSTALL_COMMAND } from "./ejabberd-install.js";
 
@@ -219,23 +219,6 @@ export async function startTestEjabberd(opts: StartTestEjabberdOptions = {}): Pr
  * One ejabberd for the calling test file (started before its tests, stopped after), and a
  * list of clean-up steps run after each test in reverse order (peers, coordinators).
  */
-export function useTestEjabberd(opts: StartTestEjabberdOptions = {}): { server: () => LocalEjabberd; afterThis: (step: () => Promise<unknown>) => void } {
-  let server: LocalEjabberd | undefined;
-  const steps: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    server = await startTestEjabberd(opts);
-  }, 30_000);
-  afterEach(async () => {
-    for (const step of steps.splice(0).reverse()) await step().catch(() => undefined);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return {
-    server: () => {
-      if (!server) throw new Error("the test ejabberd is not running (use server() inside tests)");
-      return server;
-    },
-    afterThis: (step) => steps.push(step),
-  };
+export function useTestEjabberd(opts: StartTestEjabberdOptions = {}): TestServerHandle<LocalEjabberd> {
+  return useTestServer("ejabberd", () => startTestEjabberd(opts), 30_000);
 }

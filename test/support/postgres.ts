@@ -30,11 +30,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
 import { isRunning, killNow, waitForExit, watchOutput } from "../../src/localserver/children.js";
 import { killChildOnExit, removeDirOnExit } from "../../src/localserver/exit-cleanup.js";
 import { findOnPath } from "../../src/localserver/locate.js";
 import { pickFreePort } from "../../src/localserver/port.js";
+import { useTestServer, type TestServerHandle } from "./test-server.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -404,18 +404,6 @@ export async function startTestPostgres(opts: StartTestPostgresOptions = {}): Pr
 }
 
 /** One PostgreSQL for the calling test file: started before its tests, stopped after them. */
-export function useTestPostgres(opts: StartTestPostgresOptions = {}): { server: () => TestPostgres } {
-  let server: TestPostgres | undefined;
-  beforeAll(async () => {
-    server = await startTestPostgres(opts);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return {
-    server: () => {
-      if (!server) throw new Error("the test PostgreSQL is not running (use server() inside tests)");
-      return server;
-    },
-  };
+export function useTestPostgres(opts: StartTestPostgresOptions = {}): TestServerHandle<TestPostgres> {
+  return useTestServer("PostgreSQL", () => startTestPostgres(opts));
 }

@@ -25,13 +25,13 @@
  *
  * Set PROSODY_TEST_LOG=1 to print Prosody's warnings/errors while tests run.
  */
-import { afterAll, afterEach, beforeAll } from "vitest";
 import {
   ensureProsody,
   startLocalProsody,
   type LocalProsody,
   type StartLocalProsodyOptions,
 } from "../../src/localserver/index.js";
+import { useTestServer, type TestServerHandle } from "./test-server.js";
 
 export type { LocalProsody, StartLocalProsodyOptions };
 
@@ -84,23 +84,6 @@ export function peerOptions(
  * One Prosody for the calling test file (started before its tests, stopped after), and a
  * list of clean-up steps run after each test in reverse order (peers, coordinators).
  */
-export function useTestProsody(opts: StartLocalProsodyOptions = {}): { server: () => LocalProsody; afterThis: (step: () => Promise<unknown>) => void } {
-  let server: LocalProsody | undefined;
-  const steps: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    server = await startTestProsody(opts);
-  });
-  afterEach(async () => {
-    for (const step of steps.splice(0).reverse()) await step().catch(() => undefined);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return {
-    server: () => {
-      if (!server) throw new Error("the test Prosody is not running (use server() inside tests)");
-      return server;
-    },
-    afterThis: (step) => steps.push(step),
-  };
+export function useTestProsody(opts: StartLocalProsodyOptions = {}): TestServerHandle<LocalProsody> {
+  return useTestServer("Prosody", () => startTestProsody(opts));
 }
