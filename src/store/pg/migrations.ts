@@ -125,6 +125,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_archived_by_completion ON journal_archived (room, completed_at, id);
     `,
   },
+  {
+    version: 4,
+    name: "room presence and agent evidence",
+    sql: `
+      -- Until when an instance heard each room (in it and caught up): where the next owner's
+      -- catch-up starts. Keyed by the room's JID (a phase room has a row of its own).
+      CREATE TABLE room_presence (
+        room  text   PRIMARY KEY,
+        until bigint NOT NULL
+      );
+      -- What the agent catalog learnt about agents (catalog/evidence.ts), shared by every
+      -- instance: an upsert per identity and kind, as the SQLite store's agent_evidence.
+      CREATE TABLE agent_evidence (
+        identity      text    NOT NULL,
+        kind          text    NOT NULL,
+        nick          text    NOT NULL,
+        first_seen    bigint  NOT NULL,
+        last_seen     bigint  NOT NULL,
+        contributions integer NOT NULL,
+        proposals     integer NOT NULL,
+        PRIMARY KEY (identity, kind)
+      );
+      CREATE INDEX journal_heard_by_time ON journal_heard (room, at);
+    `,
+  },
 ];
 
 /**
