@@ -47,14 +47,17 @@ export class FleetMetrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** A unit was taken over (its coordinator started after the claim). */
   tookOver(): void {
     this.takeovers.inc();
   }
 
+  /** A unit was given up, and why. */
   lost(why: LossReason): void {
     this.losses.inc({ why });
   }
 
+  /** The exposition's content type, for the /metrics route. */
   readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
   /** The exposition of the instance's metrics and of each owned unit's, labelled by room. */

@@ -144,6 +144,7 @@ export class PgRoomStore implements CoordinatorStore {
     return this.write("append", () => this.journal.append(sessionId, input, at, heard));
   }
 
+  /** Notes a stanza handed to the connection: in memory now, in the database in queue order. */
   recordSent(record: SentRecord): void {
     const list = this.sent.get(record.sessionId) ?? [];
     list.push(record);
@@ -151,6 +152,7 @@ export class PgRoomStore implements CoordinatorStore {
     void this.write("sent record", () => this.journal.recordSent(record)).catch(() => undefined);
   }
 
+  /** What was recorded as sent for a session (loaded at takeover for the live ones, and since). */
   sentOf(sessionId: string): SentRecord[] {
     return [...(this.sent.get(sessionId) ?? [])];
   }
@@ -160,6 +162,7 @@ export class PgRoomStore implements CoordinatorStore {
     return 0;
   }
 
+  /** Keeps a completed session: listed and kept whole in memory at once, archived in the database in queue order. */
   archive(session: Session): void {
     const record = archiveRecordOf(session);
     const { session: _whole, ...summary } = record;
@@ -175,14 +178,17 @@ export class PgRoomStore implements CoordinatorStore {
     void this.write("archive", () => this.journal.archive(session)).catch(() => undefined);
   }
 
+  /** Keeps an artefact export reads (queued; nothing of it is read back by the owner). */
   saveArtefact(sessionId: string, kind: string, content: string): void {
     void this.write("artefact", () => this.journal.saveArtefact(sessionId, kind, content)).catch(() => undefined);
   }
 
+  /** An archived session of the unit, among the newest ARCHIVE_KEPT_WHOLE (older ones: `export`, or the database). */
   archivedSession(id: string): Session | undefined {
     return this.whole.get(id);
   }
 
+  /** The unit's newest archived sessions, newest start first, at most `limit` (and ARCHIVE_LISTED). */
   listArchived(limit: number): ArchivedSummary[] {
     return this.summaries.slice(0, Math.max(0, limit));
   }
@@ -199,11 +205,13 @@ export class PgRoomStore implements CoordinatorStore {
 
   // ---- the heard log (shell/heard.ts) -----------------------------------------------------
 
+  /** Whether a message with any of these keys was taken in from the room (within the loaded window, or since). */
   heardBefore(room: string, keys: readonly string[]): boolean {
     const entry = this.heard.get(room);
     return entry !== undefined && keys.some((key) => entry.keys.has(key));
   }
 
+  /** Notes a message taken in that became no input: heard at once, written in queue order. */
   recordHeard(heard: HeardRecord): void {
     this.noteHeard(heard);
     void this.write("heard", () =>
@@ -215,10 +223,12 @@ export class PgRoomStore implements CoordinatorStore {
     ).catch(() => undefined);
   }
 
+  /** The instant the newest message taken in from the room counted at: where the next catch-up starts. */
   lastHeardAt(room: string): number | undefined {
     return this.heard.get(room)?.newest;
   }
 
+  /** Notes that the room was heard until `at` (it never moves back). */
   markPresent(room: string, at: number): void {
     const until = Math.max(at, this.presence.get(room) ?? at);
     this.presence.set(room, until);
@@ -229,6 +239,7 @@ export class PgRoomStore implements CoordinatorStore {
     ).catch(() => undefined);
   }
 
+  /** Until when some owner heard the room. */
   presentUntil(room: string): number | undefined {
     return this.presence.get(room);
   }
@@ -240,6 +251,7 @@ export class PgRoomStore implements CoordinatorStore {
     return this.evidence;
   }
 
+  /** Writes a batch of agent evidence (shared by every instance) in one fenced transaction, in queue order. */
   saveEvidenceRows(rows: readonly EvidenceRow[]): void {
     const copy = [...rows];
     void this.write("evidence", () =>
