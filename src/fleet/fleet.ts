@@ -34,6 +34,9 @@ import { PgRoomStore } from "../store/pg/pg-room-store.js";
 import { openPool } from "../store/pg/pool.js";
 import { RoomLeases } from "../store/pg/room-lease.js";
 import { startHttpServer, type RunningHttpServer } from "../web/index.js";
+import { XmppConnection } from "../xmpp/connection.js";
+import { LINGUE_FEATURES } from "../protocol/vocab.js";
+import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
 import { FleetMetrics } from "./fleet-metrics.js";
 import { defaultInstanceId, roomUnitsOf, type RoomUnit } from "./room-units.js";
 
@@ -81,6 +84,12 @@ export class Fleet {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private databaseReachable = true;
+  /**
+   * The instance's own connection to the XMPP server, in no room: a standby is known to be
+   * able to reach the server (and says so on /readyz) before it has to take a room over.
+   * Its presence has a negative priority, so no 1:1 chat is routed to it.
+   */
+  private readonly standby: XmppConnection;
 
   constructor(options: FleetOptions) {
     const { config, log } = options;
@@ -96,6 +105,10 @@ export class Fleet {
       applicationName: `mfr-coordinator ${this.instanceId}`.slice(0, 63),
       onIdleError: (err) => this.log.warn({ err: err.message }, "a idle connection to the database broke; the pool opens a new one"),
     });
+    this.standby = new XmppConnection(
+      { account: { ...config.xmpp, resource: `${config.xmpp.resource}-${this.instanceId}` }, maxStanzaBytes: config.limits.maxStanzaBytes, presencePriority: -1, maySpeak: () => false },
+      this.log.child({ line: "standby" }),
+    );
     this.metrics = new FleetMetrics({ wanted: () => this.units.size, owned: () => this.owned.size });
     const { leaseMs, renewMs, marginMs, maxRoomsPerInstance } = config.shared;
     this.keeper = new LeaseKeeper({
@@ -131,6 +144,9 @@ export class Fleet {
       });
       this.log.info({ url: this.http.url }, "operations endpoints listening (/readyz, /metrics, /healthz)");
     }
+    answerDiscoveryAndPing(this.standby, { category: "client", type: "bot", name: config.nick }, LINGUE_FEATURES);
+    // Connected in the background, with the connection's own backoff; rooms are claimed meanwhile.
+    void this.standby.start().catch((err: unknown) => this.log.error({ err }, "the standby connection to the XMPP server failed"));
     this.keeper.start();
     this.probeTimer = setInterval(() => {
       this.pool.query("SELECT 1").then(
@@ -157,6 +173,7 @@ export class Fleet {
     for (const [room] of handing) this.log.info({ room }, "handed over room");
     await Promise.all(handing.map(([room, owned]) => this.stopUnit(room, owned)));
     await this.http?.close();
+    await this.standby.stop().catch((err: unknown) => this.log.warn({ err }, "closing the standby connection failed"));
     await this.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the database pool failed"));
   }
 
@@ -165,6 +182,7 @@ export class Fleet {
     const rooms = [...this.owned.keys()];
     const reasons: string[] = [];
     if (!this.databaseReachable) reasons.push("the shared database cannot be reached");
+    if (!this.standby.online) reasons.push("not connected to the XMPP server");
     for (const [room, owned] of this.owned) {
       for (const reason of owned.coordinator.readiness().reasons) reasons.push(`${room}: ${reason}`);
     }
