@@ -50,9 +50,9 @@ export interface CoordinatorOptions {
   keepAlive?: Partial<KeepAliveTiming>;
   /**
    * One instance of several on one database, for one room unit it owns (src/fleet/): it
-   * speaks only while `maySpeak` says so, takes no 1:1 chat to the account's bare JID (its
-   * presence has a negative priority, and there is no direct line: people reach the owner
-   * by private message in the room), and its resource is the instance's own.
+   * speaks only while `maySpeak` says so (its direct line too), and its room connection
+   * takes no 1:1 chat to the account's bare JID (negative priority): that goes to the
+   * direct line, which only the primary unit's coordinator has (fleet/room-units.ts).
    */
   fleet?: { maySpeak: () => boolean };
 }
@@ -100,7 +100,7 @@ export class Coordinator {
       log.child({ line: "room" }),
     );
     this.rooms = new Rooms(this.connection, log, (room) => this.catchUp.historyFor(room));
-    this.directLine = config.xmpp.directLine && !fleet ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive) : undefined;
+    this.directLine = config.xmpp.directLine ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive, fleet?.maySpeak) : undefined;
     const timing = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
     this.keepAlive = new Periodic(async () => {
       // A socket found dead is dropped and reconnects, and every room is joined again then.

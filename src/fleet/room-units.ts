@@ -22,13 +22,16 @@ export interface RoomUnit {
 
 /**
  * The units in claiming order (the configured primary room first). Each unit's coordinator
- * has no web server of its own (the instance serves one for all: fleet/fleet-http.ts) and no
- * direct line (1:1 chat to the bare JID would reach every instance).
+ * has no web server of its own (the instance serves one for all), and only the primary
+ * unit's has a direct line (`xmpp:directLine`): 1:1 chat to the account's bare JID then
+ * reaches exactly one instance, the primary room's owner, while every other connection of
+ * the account has a negative priority.
  */
 export function roomUnitsOf(config: Config, instanceId: string): RoomUnit[] {
   const base = (index: number): Config => ({
     ...config,
-    xmpp: { ...config.xmpp, resource: `${config.xmpp.resource}-${instanceId}-${index}`, directLine: false },
+    // 1:1 chat to the bare JID goes to the one direct line there is: the primary unit's owner's.
+    xmpp: { ...config.xmpp, resource: `${config.xmpp.resource}-${instanceId}-${index}`, directLine: index === 0 && config.xmpp.directLine },
     http: { ...config.http, port: null },
   });
   const ours = new OurRooms(config);
