@@ -121,7 +121,26 @@ function stopOnSignals(log: Logger, stop: () => Promise<void>): void {
   process.on("uncaughtException", (err) => log.error({ err }, "uncaught exception"));
 }
 
+/**
+ * One instance of several on a shared PostgreSQL database (src/fleet/): it stands by until
+ * it owns a room, and hands its rooms over on SIGTERM.
+ */
+async function runFleet(config: Config, log: Logger): Promise<void> {
+  const { Fleet } = await import("./fleet/fleet.js");
+  const fleet = new Fleet({ config, log });
+  stopOnSignals(log, () => fleet.stop());
+  log.info({ config: describeConfig(config), instance: fleet.instanceId }, "starting as one of several instances on the shared database");
+  try {
+    await fleet.start();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") fail(`the operations endpoints cannot listen on ${config.http.host}:${String(config.http.port)} (${code})`, EXIT_FAILED);
+    fail(`the shared database cannot be used: ${err instanceof Error ? err.message : String(err)}`, EXIT_FAILED);
+  }
+}
+
 async function runStart(config: Config, log: Logger): Promise<void> {
+  if (config.shared.database !== null) return runFleet(config, log);
   const store = openStoreOrExit(config.dataDir);
   const coordinator = new Coordinator({ config, log, store });
   stopOnSignals(log, async () => {

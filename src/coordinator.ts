@@ -14,7 +14,6 @@ import { AgentChooser } from "./shell/agent-chooser.js";
 import { RoomCatchUp } from "./shell/catch-up.js";
 import { MemoryHeardLog } from "./shell/heard.js";
 import type { SessionHost } from "./shell/session-host.js";
-import type { SessionStore } from "./store/index.js";
 import { XmppConnection } from "./xmpp/connection.js";
 import { DirectLine } from "./xmpp/direct-line.js";
 import { DEFAULT_KEEP_ALIVE, Periodic, type KeepAliveTiming } from "./xmpp/keep-alive.js";
@@ -30,6 +29,7 @@ import { startWebView, type RunningWebView } from "./web/index.js";
 import type { ReplyTarget } from "./inbound/context.js";
 import { InboundPipeline } from "./inbound/pipeline.js";
 import { Replies } from "./inbound/replies.js";
+import { embeddedStore, type CoordinatorStore } from "./wiring/coordinator-store.js";
 import { OurRooms } from "./wiring/our-rooms.js";
 import { Retention } from "./wiring/retention.js";
 import { followTheRooms } from "./wiring/room-events.js";
@@ -44,10 +44,17 @@ export interface CoordinatorOptions {
   config: Config;
   log: Logger;
   now?: () => number;
-  /** The durable store; opened by the caller so that a bad database stops the start cleanly. */
-  store?: SessionStore;
+  /** The durable store (SQLite, or a room unit's part of PostgreSQL); opened by the caller so that a bad database stops the start cleanly. */
+  store?: CoordinatorStore;
   /** How often both connections check in with the server and the rooms (keep-alive.ts); tests shorten it. */
   keepAlive?: Partial<KeepAliveTiming>;
+  /**
+   * One instance of several on one database, for one room unit it owns (src/fleet/): it
+   * speaks only while `maySpeak` says so (its direct line too), and its room connection
+   * takes no 1:1 chat to the account's bare JID (negative priority): that goes to the
+   * direct line, which only the primary unit's coordinator has (fleet/room-units.ts).
+   */
+  fleet?: { maySpeak: () => boolean };
 }
 
 /** The coordinator: its parts, made and started in order; every inbound stanza goes through the pipeline. */
@@ -67,7 +74,7 @@ export class Coordinator {
   private readonly config: Config;
   private readonly log: Logger;
   private readonly now: () => number;
-  private readonly store: SessionStore | undefined;
+  private readonly store: CoordinatorStore | undefined;
   private readonly ourRooms: OurRooms;
   /** Agent evidence on its way to the store, a batch at a time. */
   private readonly evidence: BatchedEvidence | undefined;
@@ -87,9 +94,13 @@ export class Coordinator {
     const store = (this.store = options.store);
     this.ourRooms = new OurRooms(config);
     // Each connection's lines say which it is ("room", "direct"): an outage of one is not one of the other.
-    this.connection = new XmppConnection({ account: config.xmpp, maxStanzaBytes: config.limits.maxStanzaBytes }, log.child({ line: "room" }));
+    const fleet = options.fleet;
+    this.connection = new XmppConnection(
+      { account: config.xmpp, maxStanzaBytes: config.limits.maxStanzaBytes, ...(fleet ? { maySpeak: fleet.maySpeak, presencePriority: -1 } : {}) },
+      log.child({ line: "room" }),
+    );
     this.rooms = new Rooms(this.connection, log, (room) => this.catchUp.historyFor(room));
-    this.directLine = config.xmpp.directLine ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive) : undefined;
+    this.directLine = config.xmpp.directLine ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive, fleet?.maySpeak) : undefined;
     const timing = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
     this.keepAlive = new Periodic(async () => {
       // A socket found dead is dropped and reconnects, and every room is joined again then.
@@ -109,12 +120,16 @@ export class Coordinator {
       ...(this.evidence ? { journal: this.evidence } : {}),
     });
     // Gauges are read at scrape time, so the parts they read may be made after this.
-    this.metrics = new OperationsMetrics({
-      liveSessions: () => this.sessions.liveSessions().length,
-      queuedModelJobs: () => this.models.queued,
-      connected: () => this.connection.online,
-      ...(this.directLine ? { directLineConnected: () => this.directLine?.online === true } : {}),
-    });
+    this.metrics = new OperationsMetrics(
+      {
+        liveSessions: () => this.sessions.liveSessions().length,
+        queuedModelJobs: () => this.models.queued,
+        connected: () => this.connection.online,
+        ...(this.directLine ? { directLineConnected: () => this.directLine?.online === true } : {}),
+      },
+      // One of several units of an instance: the process's own metrics are the instance's (fleet/fleet-metrics.ts).
+      fleet ? { processMetrics: false } : {},
+    );
     const hostParts = { config, log, now, store, connection: this.connection, chooser: () => this.chooser, refused: this.metrics.refused.bind(this.metrics) };
     this.models = modelWorkerOf(hostParts);
     this.sessions = sessionHostOf(hostParts, this.models);
@@ -153,6 +168,7 @@ export class Coordinator {
       tellGap: async (room, from, to) => {
         for (const session of this.sessions.liveSessions()) await this.reply({ kind: "room", room }, `${STATUS_MARK}${wording.mayHaveMissed(session.id, from, to)}`);
       },
+      onCaughtUp: (_room, taken) => this.metrics.caughtUp(taken),
       onFirstCaughtUp: (carried) => {
         clearTimeout(this.firstCatchUpTimer);
         const tail = this.sessions.sendRestoredTail(carried);
@@ -225,7 +241,7 @@ export class Coordinator {
   private async startWebView(): Promise<void> {
     const { http } = this.config;
     if (http.port === null) return;
-    this.web = await startWebView({ host: http.host, port: http.port, token: http.token ?? undefined, sessions: this.sessions, store: this.store, now: this.now, log: this.log, extraRoutes: this.operationsRoutes() });
+    this.web = await startWebView({ host: http.host, port: http.port, token: http.token ?? undefined, sessions: this.sessions, store: embeddedStore(this.store), now: this.now, log: this.log, extraRoutes: this.operationsRoutes() });
     this.log.info({ url: this.web.url, token: http.token !== null }, "web view listening");
   }
 

@@ -6,6 +6,7 @@ import { readProfile, type ProfileValues } from "./profile.js";
 import { PROFILE_PROPERTIES } from "./profile-vocab.js";
 import { ConfigSchema, DEFAULTS, type Config } from "./schema.js";
 import { readHttpToken, readPassword } from "./secrets.js";
+import { maskedDatabaseUrl, sharedSettingsOf } from "./shared-settings.js";
 
 export const DEFAULT_PROFILE = "config/agents/coordinator.ttl";
 export const DEFAULT_SECRETS = "config/agents/secrets.json";
@@ -139,6 +140,7 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
       validate: values.validateRoom ?? null,
       reason: values.reasonRoom ?? null,
     },
+    shared: sharedSettingsOf(values, env, sourceOf, secretsPath),
     http: {
       port: values.httpPort ?? null,
       host: values.httpHost ?? DEFAULTS.httpHost,
@@ -155,13 +157,15 @@ export function loadConfig(flags: ConfigFlags, env: Environment, cwd: string): C
     const key =
       path[0] === "phaseRooms" && path.length === 2
         ? `${String(path[1])}Room`
-        : path[0] === "http" && path.length === 2
+        : path[0] === "shared" && path.length === 2
+          ? String(path[1])
+          : path[0] === "http" && path.length === 2
           ? `http${String(path[1]).charAt(0).toUpperCase()}${String(path[1]).slice(1)}`
           : String(path[path.length - 1] ?? "config");
     const where = sourceOf.get(key === "password" ? "password" : key) ?? (key in DEFAULTS ? "default" : profilePath);
     const got = valueAt(candidate, path);
     const missing = got === undefined || got === null;
-    const secret = key === "password" || key === "httpToken";
+    const secret = key === "password" || key === "httpToken" || key === "database";
     const field = fieldName(key, where);
     throw new ConfigError(where, field, `${missing ? "is missing: " : ""}expected ${issue?.message ?? "a valid value"}`, missing || secret ? undefined : shown(got));
   }
@@ -222,5 +226,10 @@ export function resolveDataDir(flags: ConfigFlags, env: Environment, cwd: string
 
 /** The effective configuration with secrets masked, for `check-config` and the start-up log. */
 export function describeConfig(config: Config): Record<string, unknown> {
-  return { ...config, xmpp: { ...config.xmpp, password: "********" }, http: { ...config.http, token: config.http.token === null ? null : "********" } };
+  return {
+    ...config,
+    xmpp: { ...config.xmpp, password: "********" },
+    http: { ...config.http, token: config.http.token === null ? null : "********" },
+    shared: { ...config.shared, database: config.shared.database === null ? null : maskedDatabaseUrl(config.shared.database) },
+  };
 }

@@ -63,6 +63,9 @@ export const PROFILE_PROPERTIES: readonly ProfileProperty[] = [
   prop("httpHost", "mfr", MFR, "mfr", "httpHost", "string"),
   prop("retentionMaxAgeDays", "mfr", MFR, "mfr", "retentionMaxAgeDays", "integer"),
   prop("retentionMaxCount", "mfr", MFR, "mfr", "retentionMaxCount", "integer"),
+  prop("database", "mfr", MFR, "mfr", "database", "string"),
+  prop("maxRoomsPerInstance", "mfr", MFR, "mfr", "maxRoomsPerInstance", "integer"),
+  prop("rooms", "mfr", MFR, "mfr", "rooms", "strings"),
 ];
 
 export const XMPP_ACCOUNT = `${AGENT}xmppAccount`;

@@ -71,6 +71,32 @@ export const HttpSchema = z.object({
 });
 
 /**
+ * Several coordinator instances on one PostgreSQL database: each room unit (the primary room
+ * with its log and phase rooms, or one of `rooms`) is owned by one instance at a time, by a
+ * lease (src/fleet/). The lease timing is settable for tests; the shipped values are measured.
+ */
+export const SharedSchema = z
+  .object({
+    /** postgres:// URL (mfr:database, MFR_DATABASE_URL); null: the embedded SQLite store. */
+    database: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
+      .nullable(),
+    /** Most room units one instance owns at once (mfr:maxRoomsPerInstance); null: all. */
+    maxRoomsPerInstance: z.number().int().positive("a positive number of rooms").nullable(),
+    /** Further room units, each a primary room of its own without log or phase rooms (mfr:rooms, MFR_ROOMS). */
+    rooms: z.array(bareJid),
+    /** This instance's name in the leases and its XMPP resource (MFR_INSTANCE_ID); null: host name, process id and a random part. */
+    instanceId: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, dot, dash or underscore, at most 64").nullable(),
+    leaseMs: z.number().int().positive(),
+    renewMs: z.number().int().positive(),
+    marginMs: z.number().int().nonnegative(),
+  })
+  .refine((s) => s.renewMs < s.leaseMs - s.marginMs, { message: "a renewal period shorter than the lease less its margin", path: ["renewMs"] });
+
+export type SharedSettings = z.infer<typeof SharedSchema>;
+
+/**
  * The MFR phase rooms (agent:mfrRooms): each also receives its phase's protocol messages,
  * and agents there may contribute and propose. Two phases may share a room.
  */
@@ -107,6 +133,8 @@ export const ConfigSchema = z
     // None unless given, so a configuration built in code (the demo) need not mention them.
     phaseRooms: PhaseRoomsSchema.default({ construct: null, validate: null, reason: null }),
     http: HttpSchema.default({ port: null, host: "127.0.0.1", token: null }),
+    /** Several instances on one PostgreSQL database (docs/operating.md, "Running several coordinators"); off unless `database` is set. */
+    shared: SharedSchema.default({ database: null, maxRoomsPerInstance: null, rooms: [], instanceId: null, leaseMs: 6000, renewMs: 2000, marginMs: 1000 }),
   })
   .superRefine((config, ctx) => {
     // Anyone who can reach a public address could read every session: a token is required there.

@@ -60,6 +60,7 @@ export class OperationsMetrics implements SessionInstruments {
   private readonly proposals: Counter;
   private readonly refusals: Counter<"reason">;
   private readonly reconnects: Counter;
+  private readonly caughtUpMessages: Counter;
   private readonly inboundErrors: Counter<"stage">;
   private wasOnline = false;
 
@@ -88,6 +89,11 @@ export class OperationsMetrics implements SessionInstruments {
       name: "mfr_inbound_errors_total",
       help: "Inbound stanzas whose handling failed with an error, by the stage that threw (caught, logged with the stanza's id).",
       labelNames: ["stage"],
+      registers,
+    });
+    this.caughtUpMessages = new Counter({
+      name: "mfr_catch_up_messages_total",
+      help: "Messages taken in from a room's history at a join: what the room said while no instance listened (after a restart, a reconnect or a takeover).",
       registers,
     });
     this.reconnects = new Counter({ name: "mfr_xmpp_reconnects_total", help: "Connections to the XMPP server after the first (each follows a lost connection).", registers });
@@ -173,6 +179,11 @@ export class OperationsMetrics implements SessionInstruments {
   connectionOnline(): void {
     if (this.wasOnline) this.reconnects.inc();
     this.wasOnline = true;
+  }
+
+  /** Messages taken in from a room's history at a join (shell/catch-up.ts). */
+  caughtUp(taken: number): void {
+    if (taken > 0) this.caughtUpMessages.inc(taken);
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -55,6 +55,8 @@ export interface CatchUpOptions {
   tellGap: (room: string, from: number, to: number) => Promise<void>;
   /** Once after the first time every room is caught up on, with our own stanzas the rooms gave back. */
   onFirstCaughtUp: (carried: ReadonlySet<string>) => void;
+  /** After each room's catch-up, with how many messages were taken in from its history (the metrics count them). */
+  onCaughtUp?: (room: string, taken: number) => void;
 }
 
 export class RoomCatchUp {
@@ -111,6 +113,7 @@ export class RoomCatchUp {
     try {
       const counts = await this.takeAll(room, history);
       const basis = this.basis.get(room);
+      this.options.onCaughtUp?.(room, counts.taken);
       if (counts.taken > 0 || history.request.kind === "since") {
         log.info(
           { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, from: history.source, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },

@@ -228,6 +228,18 @@ export class LeaseKeeper {
   }
 
   /**
+   * A write for `room` at `epoch` failed: fenced out (another instance claimed the room), or
+   * the database could not take it. Either way the room is lost now (`onLost`,
+   * synchronously) and, when the database may still hold the lease for us, handed back so
+   * that another instance (or this one, afresh) need not wait for it to run out.
+   */
+  writeFailed(room: string, epoch: number, error: unknown): void {
+    const held = this.held.get(room);
+    if (held?.epoch !== epoch) return;
+    this.lose(room, held, isFencedOut(error) ? "fenced out" : "database unreachable");
+  }
+
+  /**
    * Releases every room owned and stops: no callback is called after `stop` is called, and
    * `holds` is undefined for every room from then on. Resolves when the releases have been
    * answered, or after `leaseMs` at most (by then the leases have run out anyway).

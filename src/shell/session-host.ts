@@ -282,11 +282,36 @@ export class SessionHost {
       if (after !== undefined) this.table.put(after);
       // A completed session checks no more plans.
       if (after?.phase === "complete") this.formalTexts.forget(input.sessionId);
-      this.runner.carryOut(input.sessionId, effects, at, logged);
-      this.steps.emit({ at, input, before, after, effects });
-      this.contributions.dropClosedParts(input.sessionId);
+      const carryOut = (eventSeq: number | undefined): void => {
+        this.runner.carryOut(input.sessionId, effects, at, eventSeq);
+        this.steps.emit({ at, input, before, after, effects });
+        this.contributions.dropClosedParts(input.sessionId);
+      };
+      if (!(logged instanceof Promise)) {
+        carryOut(logged);
+        return;
+      }
+      // A journal across a network (PostgreSQL): the next input is stepped at once, on the
+      // state this one left, but nothing this step asks for — no message, no deadline, no
+      // model work, no archive — happens before the input is durable. Appends resolve in
+      // call order, so effects run in input order. When the write fails, the effects are
+      // dropped: the store has told its owner, which gives the room up (src/fleet/), and
+      // whoever takes the room next replays the log and catches up on the message again.
+      logged.then(
+        (eventSeq) => this.guarded(input, () => carryOut(eventSeq)),
+        (err: unknown) => this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "the input could not be made durable; what it asked for is not done"),
+      );
     } catch (err) {
       this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to apply a session input");
+    }
+  }
+
+  /** Runs `fn`, logging what it throws: the effects of a durable input never reject into nowhere. */
+  private guarded(input: Input, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to carry out a session input's effects");
     }
   }
 }

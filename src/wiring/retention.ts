@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { SessionStore } from "../store/index.js";
+import type { CoordinatorStore } from "./coordinator-store.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -14,7 +14,7 @@ export class Retention {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: CoordinatorStore,
     private readonly retention: Config["retention"],
     private readonly log: Logger,
     private readonly now: () => number,
@@ -33,11 +33,17 @@ export class Retention {
   }
 
   private prune(): void {
+    const failed = (err: unknown): void => this.log.error({ err }, "pruning the archive failed");
+    const done = (pruned: number): void => {
+      if (pruned > 0) this.log.info({ pruned }, "archived sessions pruned");
+    };
     try {
       const pruned = this.store.prune({ maxAgeMs: this.retention.maxAgeDays * DAY_MS, maxCount: this.retention.maxCount, now: this.now() });
-      if (pruned > 0) this.log.info({ pruned }, "archived sessions pruned");
+      // The shared database prunes asynchronously.
+      if (pruned instanceof Promise) pruned.then(done, failed);
+      else done(pruned);
     } catch (err) {
-      this.log.error({ err }, "pruning the archive failed");
+      failed(err);
     }
   }
 }

@@ -11,7 +11,7 @@ import type { AgentChooser } from "../shell/agent-chooser.js";
 import { partsLimits } from "../shell/contribution-parts.js";
 import { renderContextOf } from "../shell/outgoing.js";
 import { SessionHost } from "../shell/session-host.js";
-import type { SessionStore } from "../store/index.js";
+import { embeddedStore, type CoordinatorStore } from "./coordinator-store.js";
 import type { XmppConnection } from "../xmpp/connection.js";
 
 /** What the host and its workers are made from. */
@@ -19,7 +19,7 @@ export interface HostParts {
   config: Config;
   log: Logger;
   now: () => number;
-  store: SessionStore | undefined;
+  store: CoordinatorStore | undefined;
   connection: XmppConnection;
   /** Asked lazily: the chooser may be made after the host. */
   chooser: () => AgentChooser;
@@ -28,6 +28,7 @@ export interface HostParts {
 
 /** The model workers, sized and bounded by the configuration. */
 export function modelWorkerOf({ config, store, refused }: HostParts): ModelWorker {
+  const embedded = embeddedStore(store);
   return new ModelWorker({
     shapesPath: config.mfr.shapesPath,
     timeoutMs: config.mfr.validationTimeoutMs,
@@ -35,7 +36,8 @@ export function modelWorkerOf({ config, store, refused }: HostParts): ModelWorke
     maxQueued: config.limits.maxQueuedModelJobs,
     onQueueFull: () => refused("workers-busy"),
     // A read-only store takes no blobs (isReadonly): the texts then stay inline, as before.
-    ...(store && !store.isReadonly ? { storePath: store.path } : {}),
+    // So does the shared database: its writes are the owner's, fenced, on the main thread.
+    ...(embedded && !embedded.isReadonly ? { storePath: embedded.path } : {}),
   });
 }
 

@@ -34,6 +34,13 @@ export interface ConnectionOptions {
    * connection of the same account with a higher one takes those messages over.
    */
   presencePriority?: number;
+  /**
+   * Asked before every message stanza goes out (also one queued while offline): false drops
+   * it with a log line. An instance of several on one database speaks in a room only while
+   * it holds the room's lease (src/fleet/); presence and IQ answers are never held back, so
+   * it can still leave. Default: always.
+   */
+  maySpeak?: () => boolean;
 }
 
 export type SendResult = "sent" | "queued" | "refused";
@@ -150,6 +157,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * so what is measured against the limit and what is queued is exactly what goes out.
    */
   async send(original: Element, options: SendOptions = {}): Promise<SendResult> {
+    if (original.name === "message" && this.options.maySpeak?.() === false) {
+      this.log.warn({ to: original.attrs.to }, "not sending: this instance no longer owns the room");
+      return "refused";
+    }
     const stanza = this.xmlSafe(original);
     // Measuring writes the whole stanza out once more (200 KB for a model part); a stanza
     // sized when it was built (after the same replacement xmlSafe makes) is not measured again.

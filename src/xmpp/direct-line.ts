@@ -34,11 +34,13 @@ export class DirectLine {
     maxStanzaBytes: number,
     private readonly log: Logger,
     timing: Partial<KeepAliveTiming> = {},
+    /** Asked before every message (XmppConnection's `maySpeak`): one of several instances answers only while it owns the room. */
+    maySpeak?: () => boolean,
   ) {
     const { keepAliveMs, probeTimeoutMs } = { ...DEFAULT_KEEP_ALIVE, ...timing };
     this.keepAlive = new Periodic(async () => void (await this.connection.probe(probeTimeoutMs)), keepAliveMs);
     this.connection = new XmppConnection(
-      { account: { ...account, resource: directLineResource(account.resource) }, maxStanzaBytes, presencePriority: DIRECT_LINE_PRIORITY },
+      { account: { ...account, resource: directLineResource(account.resource) }, maxStanzaBytes, presencePriority: DIRECT_LINE_PRIORITY, ...(maySpeak ? { maySpeak } : {}) },
       log,
     );
   }

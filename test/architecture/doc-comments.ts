@@ -25,6 +25,7 @@ export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/wiring",
   "src/shell/host",
   "src/shell/lease-keeper.ts",
+  "src/fleet",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */

@@ -130,6 +130,12 @@ export class CoordinatorProcess {
     return CoordinatorProcess.spawnWith(options, dir, { username, password });
   }
 
+  /** Starts a second process on the same account in a directory of its own (another instance beside this one). */
+  async restartBeside(options: CoordinatorProcessOptions): Promise<CoordinatorProcess> {
+    const dir = mkdtempSync(join(tmpdir(), "mfr-coord-"));
+    return CoordinatorProcess.spawnWith({ ...options, dir }, dir, this.account);
+  }
+
   /** Starts the CLI again with the same account and directory (after `kill`). */
   async restart(options: CoordinatorProcessOptions): Promise<CoordinatorProcess> {
     return CoordinatorProcess.spawnWith({ ...options, dir: this.dir }, this.dir, this.account);

@@ -44,9 +44,10 @@ export class JournalKeeper implements SentRecorder {
   /**
    * Appends the input to the durable log, with the room message it came from (marked
    * recorded once it is in); returns its sequence number, or undefined without a journal or
-   * when the write failed (logged; the session goes on).
+   * when the write failed (logged; the session goes on). A journal whose writes cross a
+   * network gives a Promise of the number instead, resolved once the input is durable.
    */
-  append(input: Input, at: number, heard: Heard | undefined): number | undefined {
+  append(input: Input, at: number, heard: Heard | undefined): number | Promise<number> | undefined {
     const journal = this.journal;
     if (!journal) return undefined;
     try {

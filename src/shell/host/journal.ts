@@ -29,8 +29,13 @@ export interface SessionJournal {
   /**
    * Returns the input's sequence number in the log. `heard`: the room message the input came
    * from, recorded in the same transaction (shell/heard.ts), so it is never taken in twice.
+   *
+   * A store whose writes cross a network (PostgreSQL: store/pg/pg-room-store.ts) returns a
+   * Promise that resolves once the input is durable; appends resolve in call order, and the
+   * host carries out the step's effects only then (SessionHost.apply). Such a store notes
+   * the message as heard at once, so it is not taken in twice while the write is on its way.
    */
-  append(sessionId: string, input: Input, at: number, heard?: HeardRecord): number;
+  append(sessionId: string, input: Input, at: number, heard?: HeardRecord): number | Promise<number>;
   /** Notes that a stanza of the step of `eventSeq` was handed to the connection. */
   recordSent(record: SentRecord): void;
   /** What was recorded as handed to the connection for one session, to find a crash's unsent tail. */

@@ -92,7 +92,8 @@ export interface AsyncSessionJournal {
  * What `asyncJournalOf` wraps: the SQLite store, or anything with its journal, replay reads,
  * paged listing, artefacts (saveArtefact returning the id) and prune.
  */
-export type SyncJournalWithReplay = Omit<SessionJournal, "saveArtefact" | "listArchived"> & {
+export type SyncJournalWithReplay = Omit<SessionJournal, "append" | "saveArtefact" | "listArchived"> & {
+  append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): number;
   liveEvents(): StoredEvent[];
   heardBefore(room: string, keys: readonly string[]): boolean;
   listArchived(options: ListArchivedOptions | number): ArchivedSummary[];
@@ -145,6 +146,11 @@ export interface PgJournalOptions {
   readonly epoch: number;
   /** The clock for archived_at and an artefact's at (ms since the epoch). Default Date.now. */
   readonly now?: () => number;
+  /**
+   * The rooms (JIDs) of the unit whose messages may be recorded as heard with an input: the
+   * primary room with its log and phase rooms. Default: just `room`.
+   */
+  readonly heardRooms?: readonly string[];
 }
 
 interface EventRow {
@@ -179,6 +185,7 @@ export class PgJournal implements AsyncSessionJournal {
   readonly epoch: number;
   private readonly pool: pg.Pool;
   private readonly now: () => number;
+  private readonly heardRooms: readonly string[];
   /**
    * The tail of the appends in flight. Each append starts only after the one before it has
    * settled (committed or failed), so appends take their sequence numbers, and commit, in
@@ -193,6 +200,7 @@ export class PgJournal implements AsyncSessionJournal {
     this.room = options.room;
     this.epoch = options.epoch;
     this.now = options.now ?? Date.now;
+    this.heardRooms = options.heardRooms ?? [options.room];
   }
 
   /**
@@ -205,8 +213,8 @@ export class PgJournal implements AsyncSessionJournal {
     if (input.sessionId !== sessionId) {
       return Promise.reject(new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`));
     }
-    if (heard !== undefined && heard.room !== this.room) {
-      return Promise.reject(new TypeError(`append: heard record is for room ${heard.room}, but this journal is room ${this.room}'s`));
+    if (heard !== undefined && !this.heardRooms.includes(heard.room)) {
+      return Promise.reject(new TypeError(`append: heard record is for room ${heard.room}, not one of room ${this.room}'s`));
     }
     // JSON drops properties whose value is undefined, as in the SQLite store.
     const text = JSON.stringify(input);
@@ -215,7 +223,7 @@ export class PgJournal implements AsyncSessionJournal {
         if (heard !== undefined) {
           for (const key of heard.keys) {
             await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [
-              this.room,
+              heard.room,
               key,
               heard.at,
             ]);
@@ -425,7 +433,7 @@ export class PgJournal implements AsyncSessionJournal {
     if (!Number.isFinite(now)) throw new RangeError(`prune: now must be a finite instant, got ${now}`);
     const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
     return this.fenced(async (tx) => {
-      await tx.query("DELETE FROM journal_heard WHERE room = $1 AND at < $2::double precision", [this.room, now - HEARD_KEPT_MS]);
+      await tx.query("DELETE FROM journal_heard WHERE room = ANY($1::text[]) AND at < $2::double precision", [[...this.heardRooms], now - HEARD_KEPT_MS]);
       const doomed = await tx.query<{ id: string }>(
         `SELECT a.id FROM journal_archived AS a
          WHERE a.room = $1

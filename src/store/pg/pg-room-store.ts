@@ -1,0 +1,378 @@
+/**
+ * One room unit's part of the shared PostgreSQL database, as the coordinator that owns the
+ * unit's lease uses it (src/fleet/): the same store the SQLite file is to a single
+ * coordinator (wiring/coordinator-store.ts), with writes that cross a network.
+ *
+ * How it stays both synchronous for the host and safe:
+ *  - Reads come from memory, loaded once when the room is taken over (`open`): the live
+ *    sessions' inputs and sent records, the heard keys of the catch-up window, the rooms'
+ *    presence, the newest archived sessions, the agent evidence, and every session id in the
+ *    database. While this instance holds the lease, nobody else writes the unit's rows
+ *    (every write is fenced by the epoch), so memory and database cannot drift apart.
+ *  - Writes go to memory at once and to the database through ONE queue, each in its own
+ *    transaction fenced by the lease's epoch, in call order. An append returns a Promise
+ *    that resolves once the input is durable; the host carries out the input's effects only
+ *    then (SessionHost.apply). A message noted as heard is heard at once, so the catch-up
+ *    does not take it in twice while its write is on the way.
+ *  - The first write that fails (fenced out: another instance owns the room now; or the
+ *    database could not be reached) stops the queue: later writes are refused, and
+ *    `onFailure` tells the owner, which gives the room up. Memory may then be ahead of the
+ *    database; whoever takes the room next rebuilds from the database and catches up on the
+ *    rest from the room's history, as after a crash.
+ */
+import type pg from "pg";
+import type { Logger } from "pino";
+import type { EvidenceRow, StoredEvidenceKind } from "../../catalog/evidence.js";
+import { STORED_EVIDENCE_KINDS } from "../../catalog/evidence.js";
+import type { Input, Session, SessionId } from "../../session/types.js";
+import type { CoordinatorStore } from "../../wiring/coordinator-store.js";
+import { MAX_EVIDENCE_ROWS } from "../agent-evidence.js";
+import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
+import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../records.js";
+import { PgJournal } from "./pg-journal.js";
+import { withConnection } from "./pool.js";
+import { withFence } from "./room-lease.js";
+
+/**
+ * How far back heard keys are loaded: the catch-up never asks a room for more than a day
+ * (shell/catch-up.ts, MAX_CATCH_UP_MS), plus its margin; older keys could never match.
+ */
+const HEARD_LOADED_MS = 2 * 24 * 60 * 60 * 1000;
+/** How many archived sessions are listed (mfr-list, the web view's list). */
+const ARCHIVE_LISTED = 500;
+/** How many archived sessions are kept whole in memory, for mfr-status of a completed session. */
+const ARCHIVE_KEPT_WHOLE = 50;
+
+/** Where a room unit's store reads and writes. */
+export interface PgRoomStoreOptions {
+  readonly pool: pg.Pool;
+  /** The unit's lease key: its primary room's JID. */
+  readonly unit: string;
+  /** The JIDs of the unit's rooms: the primary room, its log room and phase rooms. */
+  readonly rooms: readonly string[];
+  /** The epoch of this instance's lease on the unit; every write is fenced by it. */
+  readonly epoch: number;
+  readonly log: Logger;
+  /** The wall clock for archive and artefact instants. Default Date.now. */
+  readonly now?: () => number;
+  /** The first write that failed: the owner gives the room up. Called once. */
+  readonly onFailure: (err: unknown) => void;
+}
+
+interface HeardRoom {
+  /** Key → the instant it counted at. */
+  readonly keys: Map<string, number>;
+  newest: number | undefined;
+}
+
+/** A room unit's store on PostgreSQL, for the instance that owns it (see the module comment). */
+export class PgRoomStore implements CoordinatorStore {
+  readonly isReadonly = false;
+  private readonly journal: PgJournal;
+  private readonly pool: pg.Pool;
+  private readonly unit: string;
+  private readonly rooms: readonly string[];
+  private readonly epoch: number;
+  private readonly log: Logger;
+  private readonly onFailure: (err: unknown) => void;
+  private queue: Promise<unknown> = Promise.resolve();
+  private failure: unknown;
+  private failed = false;
+  private closed = false;
+
+  private constructor(
+    options: PgRoomStoreOptions,
+    private readonly events: StoredEvent[],
+    private readonly sent: Map<SessionId, SentRecord[]>,
+    private readonly heard: Map<string, HeardRoom>,
+    private readonly presence: Map<string, number>,
+    private readonly known: Set<SessionId>,
+    private readonly summaries: ArchivedSummary[],
+    private readonly whole: Map<SessionId, Session>,
+    private readonly evidence: EvidenceRow[],
+  ) {
+    this.pool = options.pool;
+    this.unit = options.unit;
+    this.rooms = options.rooms;
+    this.epoch = options.epoch;
+    this.log = options.log;
+    this.onFailure = options.onFailure;
+    this.journal = new PgJournal({ pool: options.pool, room: options.unit, epoch: options.epoch, heardRooms: options.rooms, ...(options.now ? { now: options.now } : {}) });
+  }
+
+  /** Loads what the owner reads (see the module comment); rejects when the database cannot be read. */
+  static async open(options: PgRoomStoreOptions): Promise<PgRoomStore> {
+    const { pool, unit } = options;
+    const rooms = [...new Set([unit, ...options.rooms])];
+    const now = (options.now ?? Date.now)();
+    const reader = new PgJournal({ pool, room: unit, epoch: options.epoch });
+    const events = await reader.liveEvents();
+    const liveIds = [...new Set(events.map((e) => e.sessionId))];
+    const sent = new Map<SessionId, SentRecord[]>();
+    for (const id of liveIds) sent.set(id, await reader.sentOf(id));
+    const heard = new Map<string, HeardRoom>(rooms.map((room) => [room, { keys: new Map(), newest: undefined }]));
+    const heardRows = await pool.query<{ room: string; key: string; at: string }>(
+      "SELECT room, key, at::text AS at FROM journal_heard WHERE room = ANY($1::text[]) AND at >= $2",
+      [rooms, now - HEARD_LOADED_MS],
+    );
+    for (const row of heardRows.rows) heard.get(row.room)?.keys.set(row.key, Number(row.at));
+    const newest = await pool.query<{ room: string; at: string }>("SELECT room, max(at)::text AS at FROM journal_heard WHERE room = ANY($1::text[]) GROUP BY room", [rooms]);
+    for (const row of newest.rows) {
+      const entry = heard.get(row.room);
+      if (entry) entry.newest = Number(row.at);
+    }
+    const presenceRows = await pool.query<{ room: string; until: string }>("SELECT room, until::text AS until FROM room_presence WHERE room = ANY($1::text[])", [rooms]);
+    const presence = new Map(presenceRows.rows.map((row) => [row.room, Number(row.until)]));
+    const ids = await pool.query<{ id: string }>("SELECT session_id AS id FROM journal_events UNION SELECT id FROM journal_archived");
+    const known = new Set(ids.rows.map((row) => row.id));
+    const summaries = await reader.listArchived(ARCHIVE_LISTED);
+    const whole = new Map<SessionId, Session>();
+    for (const summary of summaries.slice(0, ARCHIVE_KEPT_WHOLE)) {
+      const session = await reader.archivedSession(summary.id);
+      if (session) whole.set(summary.id, session);
+    }
+    const evidence = await loadEvidence(pool);
+    return new PgRoomStore({ ...options, rooms }, events, sent, heard, presence, known, summaries, whole, evidence);
+  }
+
+  // ---- the host's journal (shell/host/journal.ts) -----------------------------------------
+
+  /** Queues the input (with the message it came from); resolves with its sequence number once durable. */
+  append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
+    this.known.add(sessionId);
+    if (heard) this.noteHeard(heard);
+    return this.write("append", () => this.journal.append(sessionId, input, at, heard));
+  }
+
+  /** Notes a stanza handed to the connection: in memory now, in the database in queue order. */
+  recordSent(record: SentRecord): void {
+    const list = this.sent.get(record.sessionId) ?? [];
+    list.push(record);
+    this.sent.set(record.sessionId, list);
+    void this.write("sent record", () => this.journal.recordSent(record)).catch(() => undefined);
+  }
+
+  /** What was recorded as sent for a session (loaded at takeover for the live ones, and since). */
+  sentOf(sessionId: string): SentRecord[] {
+    return [...(this.sent.get(sessionId) ?? [])];
+  }
+
+  /** 0: the shared store recorded sends from its first event. */
+  sentTrackedAfter(): number {
+    return 0;
+  }
+
+  /** Keeps a completed session: listed and kept whole in memory at once, archived in the database in queue order. */
+  archive(session: Session): void {
+    const record = archiveRecordOf(session);
+    const { session: _whole, ...summary } = record;
+    const at = this.summaries.findIndex((s) => s.id === record.id);
+    if (at >= 0) this.summaries.splice(at, 1);
+    this.summaries.unshift(summary);
+    this.summaries.sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    if (this.summaries.length > ARCHIVE_LISTED) this.summaries.length = ARCHIVE_LISTED;
+    this.whole.set(record.id, session);
+    // The oldest kept whole goes first (a Map keeps insertion order).
+    while (this.whole.size > ARCHIVE_KEPT_WHOLE) this.whole.delete(this.whole.keys().next().value as string);
+    this.sent.delete(record.id);
+    void this.write("archive", () => this.journal.archive(session)).catch(() => undefined);
+  }
+
+  /** Keeps an artefact export reads (queued; nothing of it is read back by the owner). */
+  saveArtefact(sessionId: string, kind: string, content: string): void {
+    void this.write("artefact", () => this.journal.saveArtefact(sessionId, kind, content)).catch(() => undefined);
+  }
+
+  /** An archived session of the unit, among the newest ARCHIVE_KEPT_WHOLE (older ones: `export`, or the database). */
+  archivedSession(id: string): Session | undefined {
+    return this.whole.get(id);
+  }
+
+  /** The unit's newest archived sessions, newest start first, at most `limit` (and ARCHIVE_LISTED). */
+  listArchived(limit: number): ArchivedSummary[] {
+    return this.summaries.slice(0, Math.max(0, limit));
+  }
+
+  /** Whether the id was used in any room of the database (as loaded at takeover, and since by this instance). */
+  knows(id: string): boolean {
+    return this.known.has(id);
+  }
+
+  /** The live sessions' inputs as loaded at takeover, for the restore. */
+  liveEvents(): StoredEvent[] {
+    return this.events;
+  }
+
+  // ---- the heard log (shell/heard.ts) -----------------------------------------------------
+
+  /** Whether a message with any of these keys was taken in from the room (within the loaded window, or since). */
+  heardBefore(room: string, keys: readonly string[]): boolean {
+    const entry = this.heard.get(room);
+    return entry !== undefined && keys.some((key) => entry.keys.has(key));
+  }
+
+  /** Notes a message taken in that became no input: heard at once, written in queue order. */
+  recordHeard(heard: HeardRecord): void {
+    this.noteHeard(heard);
+    void this.write("heard", () =>
+      this.fenced(async (tx) => {
+        for (const key of heard.keys) {
+          await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [heard.room, key, heard.at]);
+        }
+      }),
+    ).catch(() => undefined);
+  }
+
+  /** The instant the newest message taken in from the room counted at: where the next catch-up starts. */
+  lastHeardAt(room: string): number | undefined {
+    return this.heard.get(room)?.newest;
+  }
+
+  /** Notes that the room was heard until `at` (it never moves back). */
+  markPresent(room: string, at: number): void {
+    const until = Math.max(at, this.presence.get(room) ?? at);
+    this.presence.set(room, until);
+    void this.write("presence", () =>
+      this.fenced((tx) =>
+        tx.query("INSERT INTO room_presence (room, until) VALUES ($1, $2) ON CONFLICT (room) DO UPDATE SET until = GREATEST(room_presence.until, EXCLUDED.until)", [room, until]),
+      ),
+    ).catch(() => undefined);
+  }
+
+  /** Until when some owner heard the room. */
+  presentUntil(room: string): number | undefined {
+    return this.presence.get(room);
+  }
+
+  // ---- agent evidence (shell/evidence-batch.ts) ---------------------------------------------
+
+  /** The evidence rows as loaded at takeover (the catalog reads them once). */
+  loadEvidence(): EvidenceRow[] {
+    return this.evidence;
+  }
+
+  /** Writes a batch of agent evidence (shared by every instance) in one fenced transaction, in queue order. */
+  saveEvidenceRows(rows: readonly EvidenceRow[]): void {
+    const copy = [...rows];
+    void this.write("evidence", () =>
+      this.fenced(async (tx) => {
+        for (const row of copy) {
+          await tx.query(
+            `INSERT INTO agent_evidence (identity, kind, nick, first_seen, last_seen, contributions, proposals)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (identity, kind) DO UPDATE SET nick = EXCLUDED.nick, first_seen = EXCLUDED.first_seen,
+               last_seen = EXCLUDED.last_seen, contributions = EXCLUDED.contributions, proposals = EXCLUDED.proposals`,
+            [row.identity, row.kind, row.nick, row.firstSeen, row.lastSeen, row.contributions, row.proposals],
+          );
+        }
+      }),
+    ).catch(() => undefined);
+  }
+
+  // ---- health and retention ---------------------------------------------------------------
+
+  /** Why the next input would not be kept: a write has failed (the room is being given up). */
+  writeProblem(): string | undefined {
+    if (!this.failed) return undefined;
+    const why = this.failure instanceof Error ? this.failure.message : String(this.failure);
+    return `the shared database refused a write for room ${this.unit} (${why}); the room is being handed over`;
+  }
+
+  /**
+   * Prunes the unit's archive (PgJournal.prune), and agent evidence not seen within the age
+   * or beyond MAX_EVIDENCE_ROWS, as the SQLite store does; memory follows.
+   */
+  prune(options: PruneOptions): Promise<number> {
+    const cutoff = options.maxAgeMs === undefined ? null : options.now - options.maxAgeMs;
+    for (const entry of this.heard.values()) {
+      for (const [key, at] of entry.keys) if (at < options.now - HEARD_KEPT_MS) entry.keys.delete(key);
+    }
+    return this.write("prune", async () => {
+      const pruned = await this.journal.prune(options);
+      await this.fenced(async (tx) => {
+        if (cutoff !== null) await tx.query("DELETE FROM agent_evidence WHERE last_seen < $1", [cutoff]);
+        await tx.query(
+          `DELETE FROM agent_evidence WHERE (identity, kind) IN (
+             SELECT identity, kind FROM agent_evidence ORDER BY last_seen DESC, identity DESC, kind DESC OFFSET $1)`,
+          [MAX_EVIDENCE_ROWS],
+        );
+      });
+      if (pruned > 0) {
+        const ids = new Set((await this.journal.listArchived(ARCHIVE_LISTED)).map((s) => s.id));
+        for (let i = this.summaries.length - 1; i >= 0; i--) if (!ids.has(this.summaries[i]!.id)) this.summaries.splice(i, 1);
+        for (const id of [...this.whole.keys()]) if (!ids.has(id)) this.whole.delete(id);
+      }
+      return pruned;
+    });
+  }
+
+  /** Resolves once every write queued so far has settled (before the lease is released on hand-over). */
+  async drained(): Promise<void> {
+    await this.queue.catch(() => undefined);
+  }
+
+  /** Takes no more writes; resolves once those queued have settled. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.drained();
+  }
+
+  // ---- the queue --------------------------------------------------------------------------
+
+  /**
+   * Runs `fn` after every write queued before it has settled. After the first failure no
+   * write runs: each is refused with that failure, and the owner was told once.
+   */
+  private write<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      if (this.failed) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
+      if (this.closed) throw new Error(`the store of room ${this.unit} is closed`);
+      try {
+        return await fn();
+      } catch (err) {
+        if (!this.failed) {
+          this.failed = true;
+          this.failure = err;
+          this.log.error({ err, room: this.unit, epoch: this.epoch, write: what }, "a write to the shared database failed; giving the room up");
+          this.onFailure(err);
+        }
+        throw err;
+      }
+    };
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private fenced<T>(fn: (tx: pg.ClientBase) => Promise<T>): Promise<T> {
+    return withConnection(this.pool, (client) => withFence(client, this.unit, this.epoch, fn));
+  }
+
+  private noteHeard(heard: HeardRecord): void {
+    let entry = this.heard.get(heard.room);
+    if (!entry) {
+      entry = { keys: new Map(), newest: undefined };
+      this.heard.set(heard.room, entry);
+    }
+    for (const key of heard.keys) if (!entry.keys.has(key)) entry.keys.set(key, heard.at);
+    entry.newest = Math.max(entry.newest ?? heard.at, heard.at);
+  }
+}
+
+/** Every agent-evidence row, least recently seen first (rows of a kind no longer known are skipped). */
+async function loadEvidence(pool: pg.Pool): Promise<EvidenceRow[]> {
+  const result = await pool.query<{ identity: string; kind: string; nick: string; first_seen: string; last_seen: string; contributions: number; proposals: number }>(
+    "SELECT identity, kind, nick, first_seen::text AS first_seen, last_seen::text AS last_seen, contributions, proposals FROM agent_evidence ORDER BY last_seen, identity, kind",
+  );
+  return result.rows
+    .filter((row) => (STORED_EVIDENCE_KINDS as readonly string[]).includes(row.kind))
+    .map((row) => ({
+      identity: row.identity,
+      kind: row.kind as StoredEvidenceKind,
+      nick: row.nick,
+      firstSeen: Number(row.first_seen),
+      lastSeen: Number(row.last_seen),
+      contributions: row.contributions,
+      proposals: row.proposals,
+    }));
+}
