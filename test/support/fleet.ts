@@ -37,7 +37,8 @@ export const SHIPPED_LEASE: LeaseTiming = { leaseMs: 6000, renewMs: 2000, margin
 /** A short timing for tests: a dead owner's room is free again within about 2 s. */
 export const SHORT_LEASE: LeaseTiming = { leaseMs: 2000, renewMs: 500, marginMs: 400 };
 
-/** The log lines of ownership (src/fleet/, as the coordinator writes them). */
+/** The log lines of ownership (src/fleet/fleet.ts). The lease is claimed first; "took over room" once the room is joined, caught up and its sessions replayed. */
+export const CLAIMED = "claimed the room's lease";
 export const TOOK_OVER = "took over room";
 export const GAVE_UP = "gave up room";
 export const HANDED_OVER = "handed over room";
@@ -69,7 +70,7 @@ export interface OwnershipEvent {
   instance: FleetInstance;
   /** Which process of the instance (0 for the first, +1 at every restart). */
   generation: number;
-  kind: "took" | "gave" | "handed" | "died";
+  kind: "claimed" | "took" | "gave" | "handed" | "died";
   room: string;
   /** Date.now() of the line (pino `time`), or of the kill. */
   at: number;
@@ -77,7 +78,7 @@ export interface OwnershipEvent {
   epoch?: number;
 }
 
-/** One ownership period of a room: from "took over room" to its end (or still running). */
+/** One ownership period of a room: from the claim of its lease (it may speak from then on) to its end (or still running). */
 export interface Ownership {
   instance: FleetInstance;
   generation: number;
@@ -160,10 +161,13 @@ export class FleetInstance {
     return this.process.terminate();
   }
 
-  /** The full JID of its room connection, from its log (the direct line's resource ends in `-direct`). */
-  fullJid(): string | undefined {
-    const jids = this.logs.filter((l) => l.msg === "connected to the XMPP server" && typeof l.jid === "string").map((l) => String(l.jid));
-    return jids.find((j) => !j.endsWith("-direct")) ?? jids[0];
+  /**
+   * The full JIDs its current process connected with to speak in `room`'s unit (the unit's
+   * room connection, `<resource>-<instance>-<n>`, and its direct line), from its log.
+   */
+  unitJids(room: string): string[] {
+    const jids = this.logs.filter((l) => l.msg === "connected to the XMPP server" && l.room === room && typeof l.jid === "string").map((l) => String(l.jid));
+    return [...new Set(jids)];
   }
 
   /** Resolves with the first log line of the current process matching, including ones already logged. */
@@ -177,9 +181,10 @@ export class FleetInstance {
     this.generations.forEach((p, generation) => {
       const held = new Set<string>();
       for (const line of p.logs) {
-        const kind = line.msg === TOOK_OVER ? "took" : line.msg === GAVE_UP ? "gave" : line.msg === HANDED_OVER ? "handed" : undefined;
+        const kind =
+          line.msg === CLAIMED ? "claimed" : line.msg === TOOK_OVER ? "took" : line.msg === GAVE_UP ? "gave" : line.msg === HANDED_OVER ? "handed" : undefined;
         if (!kind || typeof line.room !== "string") continue;
-        if (kind === "took") held.add(line.room);
+        if (kind === "claimed" || kind === "took") held.add(line.room);
         else held.delete(line.room);
         events.push({
           instance: this,
@@ -202,7 +207,8 @@ export class FleetInstance {
     const periods: Ownership[] = [];
     let open: Ownership | undefined;
     for (const e of this.events(room)) {
-      if (e.kind === "took") {
+      if (e.kind === "took" && open?.generation === e.generation) continue; // the claim opened it
+      if (e.kind === "claimed" || e.kind === "took") {
         if (open) periods.push({ ...open, to: e.at });
         open = { instance: this, generation: e.generation, room, from: e.at, to: Number.POSITIVE_INFINITY, ...(e.epoch !== undefined ? { epoch: e.epoch } : {}) };
       } else if (open && open.generation === e.generation) {
@@ -225,7 +231,7 @@ export class FleetInstance {
     const generation = this.generations.length - 1;
     const owned = new Set<string>();
     for (const e of this.events()) {
-      if (e.generation !== generation) continue;
+      if (e.generation !== generation || e.kind === "claimed") continue;
       if (e.kind === "took") owned.add(e.room);
       else owned.delete(e.room);
     }
