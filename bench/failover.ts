@@ -5,7 +5,7 @@
  *
  * 1. Failover: two or three instances (`--instances`, default 3) on one account and one
  *    room, sessions started by a person every `--pace` ms (default 700) and run by instant
- *    agents. At random moments (1–4 s after the previous takeover) the owner is killed with
+ *    agents. At random moments (`--gap`, default 1–4 s after the previous takeover) the owner is killed with
  *    -9, `--kills` times (default 20); once another instance has taken over, the killed one
  *    is started again as a new standby. Prints the time from the kill to the next message
  *    the new owner sends (read on its own wire: every instance reaches the server through a
@@ -19,7 +19,7 @@
  *    sessions per second from the first start to the last SessionComplete.
  *
  * Prints figures only; not a test. Run: npm run build && node dist/bench/failover.js
- *   [--kills N] [--instances 2|3] [--pace MS] [--sessions N] [--agents N] [--triples N]
+ *   [--kills N] [--instances 2|3] [--pace MS] [--gap MIN-MAX] [--sessions N] [--agents N] [--triples N]
  *   [--seed N] [--no-kills] [--no-throughput] [--log-level L]
  * Each instance's log is written to `coordinator.log` in its directory; FAILOVER_BENCH_KEEP=1 keeps
  * the directories (and says where) instead of removing them at the end.
@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/localserver/postgres.js";
 import { CoordinatorInstance, type InstanceSpec } from "./failover/instance.js";
@@ -42,6 +43,8 @@ interface Options {
   kills: number;
   instances: number;
   paceMs: number;
+  /** How long after a takeover the next kill comes: uniformly between these (ms). */
+  gapMs: [number, number];
   sessions: number;
   agents: number;
   triples: number;
@@ -59,6 +62,7 @@ function optionsFrom(argv: string[]): Options {
       kills: { type: "string", default: "20" },
       instances: { type: "string", default: "3" },
       pace: { type: "string", default: "700" },
+      gap: { type: "string", default: "1000-4000" },
       sessions: { type: "string", default: "150" },
       agents: { type: "string", default: "3" },
       triples: { type: "string", default: "100" },
@@ -69,11 +73,14 @@ function optionsFrom(argv: string[]): Options {
     },
   });
   const instances = Number(values.instances);
+  const gap = /^(\d+)-(\d+)$/.exec(values.gap);
+  if (!gap || Number(gap[1]) > Number(gap[2])) throw new RangeError("--gap is MIN-MAX in ms, e.g. 1000-4000");
   if (instances < 2 || instances > 3) throw new RangeError("--instances is 2 or 3");
   return {
     kills: Number(values.kills),
     instances,
     paceMs: Number(values.pace),
+    gapMs: [Number(gap[1]), Number(gap[2])],
     sessions: Number(values.sessions),
     agents: Number(values.agents),
     triples: Number(values.triples),
@@ -189,6 +196,8 @@ interface KillFigures {
   speakerChanges: number;
   lease: unknown;
   dirs: string[];
+  /** Lines that show where a target was missed: duplicates with who sent each copy, sessions that missed contributions. */
+  details: string[];
 }
 
 async function killRun(server: LocalProsody, postgres: TestPostgres, options: Options, random: () => number, dir: string): Promise<KillFigures> {
@@ -217,10 +226,10 @@ async function killRun(server: LocalProsody, postgres: TestPostgres, options: Op
         await sleep(options.paceMs);
       }
     })();
-    const figures: Pick<KillFigures, "failoverMs" | "takeoverMs" | "newOwners"> = { failoverMs: [], takeoverMs: [], newOwners: [] };
+    const figures: Pick<KillFigures, "failoverMs" | "takeoverMs" | "newOwners"> & { killedAt: number[] } = { failoverMs: [], takeoverMs: [], newOwners: [], killedAt: [] };
     for (let k = 1; k <= options.kills; k++) {
       await until("an owner of the room", () => instances.some((i) => i.owns(room)), 60_000);
-      await sleep(1000 + random() * 3000);
+      await sleep(options.gapMs[0] + random() * (options.gapMs[1] - options.gapMs[0]));
       const owner = instances.find((i) => i.owns(room));
       if (!owner) throw new Error("the owner went away by itself");
       const killedAt = await owner.kill9();
@@ -232,6 +241,7 @@ async function killRun(server: LocalProsody, postgres: TestPostgres, options: Op
       figures.failoverMs.push(firstMessage()!.at - killedAt);
       figures.takeoverMs.push(next!.at - killedAt);
       figures.newOwners.push(newOwner.id);
+      figures.killedAt.push(killedAt);
       console.error(`kill ${k}: ${owner.id} killed; ${newOwner.id} took over after ${seconds(next!.at - killedAt)}, said its first message after ${seconds(firstMessage()!.at - killedAt)}`);
       // The killed one comes back as a new standby.
       owner.start();
@@ -247,8 +257,23 @@ async function killRun(server: LocalProsody, postgres: TestPostgres, options: Op
     const sends = instances.flatMap((i) => i.tap.sent.filter((s) => s.kind === "message" && s.originId !== undefined).map((s) => ({ at: s.at, id: i.id }))).sort((a, b) => a.at - b.at);
     let speakerChanges = 0;
     for (let i = 1; i < sends.length; i++) if (sends[i]?.id !== sends[i - 1]?.id) speakerChanges += 1;
+    const details: string[] = [];
+    const t0 = bench.started[0]?.startedAt ?? 0;
+    const at = (t: number) => `+${((t - t0) / 1000).toFixed(1)} s`;
+    for (const d of bench.duplicates().slice(0, 10)) {
+      const copies = instances.flatMap((i) => i.tap.sent.filter((x) => x.originId === d.originId).map((x) => `${i.id} ${at(x.at)}`));
+      details.push(`duplicated ${d.originId}: heard at ${d.heardAt.map(at).join(", ")}; sent by ${copies.join(", ")}`);
+    }
+    details.push(`kills at ${figures.killedAt.map(at).join(", ")}`);
+    const missedBySession = new Map<string, string[]>();
+    for (const m of bench.missedContributions()) missedBySession.set(m.sessionId, [...(missedBySession.get(m.sessionId) ?? []), m.agent]);
+    for (const [sessionId, agents] of [...missedBySession].slice(0, 10)) {
+      const s = bench.started.find((x) => x.sessionId === sessionId);
+      details.push(`missed in ${sessionId} (started ${s ? at(s.startedAt) : "?"}, ended ${s?.completedAt ? at(s.completedAt) : "?"}, ${s?.status ?? "?"}): ${agents.join(", ")}`);
+    }
     return {
       ...figures,
+      details,
       started: bench.started.length,
       completed: bench.started.length - bench.unfinished().length,
       lost: bench.unfinished().length,
@@ -271,6 +296,21 @@ interface Throughput {
   perRoom: number[];
   completed: number;
   started: number;
+  /** Transactions committed in the database per session of the burst (PostgreSQL only). */
+  commitsPerSession?: number;
+}
+
+/** Transactions committed in the database so far (pg_stat_database; the statistics lag by up to half a second). */
+async function commitsOf(databaseUrl: string): Promise<number> {
+  await sleep(800);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()");
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
 }
 
 /** A burst of `sessions` starts in each room at once; sessions per second from the first start to the last end. */
@@ -303,6 +343,7 @@ async function throughput(server: LocalProsody, postgres: TestPostgres | undefin
     await sleep(500);
     const warm = rooms.map((r) => r.start("warm-up"));
     await until("the warm-up sessions", () => warm.every((s) => s.completedAt !== undefined), 60_000);
+    const commitsBefore = databaseUrl ? await commitsOf(databaseUrl) : 0;
     const startedAt = Date.now();
     const burst = rooms.map((r) => Array.from({ length: options.sessions }, () => r.start("burst")));
     await until("the burst", () => burst.flat().every((s) => s.completedAt !== undefined), 180_000).catch(() => undefined);
@@ -312,7 +353,15 @@ async function throughput(server: LocalProsody, postgres: TestPostgres | undefin
       const d = b.filter((s) => s.completedAt !== undefined);
       return d.length / ((Math.max(...d.map((s) => s.completedAt as number)) - startedAt) / 1000);
     });
-    return { label, rate: done.length / ((end - startedAt) / 1000), perRoom, completed: done.length, started: burst.flat().length };
+    const commits = databaseUrl ? (await commitsOf(databaseUrl)) - commitsBefore : undefined;
+    return {
+      label,
+      rate: done.length / ((end - startedAt) / 1000),
+      perRoom,
+      completed: done.length,
+      started: burst.flat().length,
+      ...(commits !== undefined ? { commitsPerSession: commits / Math.max(1, done.length) } : {}),
+    };
   } finally {
     await stage.stop();
   }
@@ -329,7 +378,7 @@ async function main(): Promise<void> {
       const k = await killRun(server, postgres, options, random, join(dir, "kills"));
       const max = Math.max(...k.failoverMs);
       console.log(
-        `failover: ${k.failoverMs.length} kills (kill -9 of the owner at random moments, seed ${options.seed}), ${options.instances} instances on one database, ` +
+        `failover: ${k.failoverMs.length} kills (kill -9 of the owner ${options.gapMs[0] / 1000}–${options.gapMs[1] / 1000} s after each takeover, at random, seed ${options.seed}), ${options.instances} instances on one database, ` +
           `lease ${JSON.stringify(k.lease ?? "?")} (shipped: ${SHIPPED_LEASE.ms}/${SHIPPED_LEASE.renewMs}/${SHIPPED_LEASE.marginMs} ms); a session started every ${options.paceMs} ms, ${options.agents} instant agents`,
       );
       line("kill → next message of the new owner, p50", seconds(percentile(k.failoverMs, 50)), "—");
@@ -342,6 +391,7 @@ async function main(): Promise<void> {
       line("contributions missed", `${k.missed} of ${k.contributions}`, "0", k.missed === 0);
       line("changes of speaker on the wire", String(k.speakerChanges), `= kills (${k.failoverMs.length})`, k.speakerChanges === k.failoverMs.length);
       console.log(`  new owners in turn: ${k.newOwners.join(" ")}`);
+      for (const d of k.details) console.log(`  ${d}`);
     }
     if (options.runThroughput) {
       const runs = [
@@ -353,6 +403,7 @@ async function main(): Promise<void> {
       for (const r of runs) {
         const rooms = r.perRoom.length > 1 ? ` (per room ${r.perRoom.map((x) => x.toFixed(1)).join(" + ")})` : "";
         line(`${r.label}: sessions/s`, `${r.rate.toFixed(1)}${rooms}`, "—");
+        if (r.commitsPerSession !== undefined) line(`${r.label}: database commits per session`, r.commitsPerSession.toFixed(0), "—");
         if (r.completed < r.started) line(`${r.label}: lost`, String(r.started - r.completed), "0", false);
       }
     }

@@ -59,8 +59,8 @@ export function contributorsOf(summary: string): Set<string> {
 export class BenchRoom {
   readonly started: Started[] = [];
   private readonly byProblem = new Map<string, Started>();
-  /** Origin-id → how many times the coordinator said it live in the room. */
-  readonly originIds = new Map<string, number>();
+  /** Origin-id → when (Date.now()) the person heard the coordinator say it live in the room, each time. */
+  readonly originIds = new Map<string, number[]>();
   /** Session id → SessionCompletes seen. */
   readonly completes = new Map<string, number>();
   /** Session id → the agents its SessionComplete counts as contributors. */
@@ -115,13 +115,18 @@ export class BenchRoom {
   /** Origin-ids said more than once. */
   duplicated(): number {
     let n = 0;
-    for (const count of this.originIds.values()) n += count - 1;
+    for (const times of this.originIds.values()) n += times.length - 1;
     return n;
   }
 
   /** Sessions whose SessionComplete came more than once. */
   completedTwice(): number {
     return [...this.completes.values()].filter((n) => n > 1).length;
+  }
+
+  /** The origin-ids said more than once, with the moments they were heard. */
+  duplicates(): Array<{ originId: string; heardAt: number[] }> {
+    return [...this.originIds].filter(([, times]) => times.length > 1).map(([originId, heardAt]) => ({ originId, heardAt }));
   }
 
   /** Starts with no SessionComplete (yet). */
@@ -146,7 +151,7 @@ export class BenchRoom {
     if (String(stanza.attrs.from) !== `${this.room}/Coordinator` || stanza.getChild("delay", NS_DELAY)) return;
     this.heardAt.push(Date.now());
     const originId = stanza.getChild("origin-id", NS_SID)?.attrs.id;
-    if (originId) this.originIds.set(String(originId), (this.originIds.get(String(originId)) ?? 0) + 1);
+    if (originId) this.originIds.set(String(originId), [...(this.originIds.get(String(originId)) ?? []), Date.now()]);
     const p = payloadJson(stanza);
     if (!p) return;
     const sessionId = String(p.json.sessionId ?? "");
