@@ -454,10 +454,12 @@ export class DatabaseView implements LiveSessions, SessionArchive {
   private async loadSession(id: SessionId): Promise<void> {
     const entry = this.live.get(id);
     const limit = entry ? this.limits.eventsPerLoad : this.limits.eventsPerSession;
+    // A session of an owned room its host no longer holds was archived since the last refresh.
+    const archivedSince = entry !== undefined && this.owned.has(entry.room) && this.session(id) === undefined && this.archivedSession(id) === undefined;
     const { events, archived } = await this.read(async (db) => {
       const rows = (await db.query<EventRow>(SESSION_EVENTS_SQL, [id, String(entry?.lastSeq ?? 0), limit])).rows;
-      const room = rows[0]?.room;
-      if (entry || room === undefined) return { events: rows, archived: undefined };
+      const room = entry?.room ?? rows[0]?.room;
+      if ((entry && !archivedSince) || room === undefined) return { events: rows, archived: undefined };
       const found = (await db.query<{ session: Session }>(ONE_ARCHIVED_SQL, [room, id])).rows[0];
       return { events: rows, archived: found?.session };
     });
@@ -465,6 +467,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     if (entry) {
       // Still the entry the rows were read for (a refresh may have dropped it meanwhile).
       if (this.live.get(id) === entry) this.step(events);
+      if (archived !== undefined) this.archivedSessions.set(id, fromArchivedForm(archived));
       return;
     }
     if (archived !== undefined) {

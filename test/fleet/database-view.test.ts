@@ -229,6 +229,7 @@ describe("the web view of a fleet instance", () => {
   it("the sessions of a room this instance owns come from its host, and the host's steps reach the live streams", async () => {
     const { a, b, viewPool } = await twoRooms();
     await sessionsInBothRooms(a, b);
+    await write(a, [start("a-quiet")], T0 + 400);
     const { view, get } = await serve(viewPool);
 
     // The host is ahead of the database: a contribution stepped but not logged yet, and a session only in memory.
@@ -248,6 +249,13 @@ describe("the web view of a fleet instance", () => {
     view.addOwned(ROOM_A, host);
 
     expect(await listed(get, "?status=live")).toEqual({ "a-memory": "collecting", "a-live": "collecting", "b-live": "collecting" });
+    // A session the host completed and archived before it was registered: its page finds it in the archive.
+    await write(a, [cancel("a-quiet")], T0 + 2_050);
+    await archive(a, "a-quiet");
+    const quiet = await pageOf(get, "a-quiet");
+    expect(quiet.status).toBe(200);
+    expect(quiet.sessionStatus).toBe("cancelled");
+    expect(quiet.timeline).toEqual(["start:request", "start:contribution-request", "cancel:cancel", "cancel:complete"]);
     expect((await pageOf(get, "a-live")).agents).toBe("ada, cy");
     const stream = await get("/sessions/a-memory/events");
     const heard = streamUntil(stream, "a-memory");
@@ -288,6 +296,10 @@ describe("the web view of a fleet instance", () => {
     const { view, get } = await serve(viewPool);
     const before = await listed(get);
 
+    // Started again whatever happens here: the tests after this one need it.
+    cleanups.push(async () => {
+      if (!server().running) await server().restart();
+    });
     await server().kill();
     await view.refresh();
     expect(await listed(get)).toEqual(before);
