@@ -154,15 +154,17 @@ const LIVE_SET_SQL = `
   ORDER BY min(seq) DESC
   LIMIT $1`;
 
-// The events of the given sessions after the given sequence numbers, oldest first: each
-// session's are a run right after its threshold (one writer per room, appends in order).
+// The events of the given sessions of the given rooms after the given sequence numbers,
+// oldest first: each session's are a run right after its threshold (one writer per room,
+// appends in order).
 const NEW_EVENTS_SQL = `
   SELECT e.seq::text AS seq, e.room, e.session_id, e.at::text AS at, e.input
   FROM journal_events AS e
-  JOIN unnest($1::text[], $2::bigint[]) AS w(session_id, after) ON e.session_id = w.session_id AND e.seq > w.after
+  JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS w(room, session_id, after)
+    ON e.session_id = w.session_id AND e.room = w.room AND e.seq > w.after
   WHERE e.live
   ORDER BY e.seq
-  LIMIT $3`;
+  LIMIT $4`;
 
 // The newest archived sessions of every room. Every room with rows has a lease row (each
 // write is fenced by it, and lease rows are never deleted), so the archive is read room by
@@ -185,7 +187,7 @@ const WHOLE_SQL = `
 
 const SESSION_EVENTS_SQL = `
   SELECT e.seq::text AS seq, e.room, e.session_id, e.at::text AS at, e.input
-  FROM journal_events AS e WHERE e.session_id = $1 AND e.seq > $2
+  FROM journal_events AS e WHERE e.session_id = $1 AND e.seq > $2 AND ($4::text IS NULL OR e.room = $4)
   ORDER BY e.seq
   LIMIT $3`;
 
@@ -405,6 +407,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
         ? []
         : (
             await db.query<EventRow>(NEW_EVENTS_SQL, [
+              behind.map((row) => row.room),
               behind.map((row) => row.session_id),
               behind.map((row) => String(this.live.get(row.session_id)?.lastSeq ?? 0)),
               limits.eventsPerLoad,
@@ -421,15 +424,19 @@ export class DatabaseView implements LiveSessions, SessionArchive {
 
   /** Replaces the snapshot with what a refresh read. */
   private apply(loaded: Loaded): void {
-    const liveIds = new Set(loaded.live.map((row) => row.session_id));
-    for (const id of [...this.live.keys()]) if (!liveIds.has(id)) this.live.delete(id);
-    for (const row of loaded.live) {
-      if (!this.live.has(row.session_id)) this.live.set(row.session_id, { room: row.room, session: undefined, events: [], lastSeq: 0 });
-    }
+    // An id live in two rooms (two instances chose the same one: rare, see docs/operating.md)
+    // is shown once: the most recently started (listed first), its entry tied to its room.
+    const liveRooms = new Map<SessionId, string>();
+    for (const row of loaded.live) if (!liveRooms.has(row.session_id)) liveRooms.set(row.session_id, row.room);
+    for (const [id, entry] of [...this.live]) if (liveRooms.get(id) !== entry.room) this.live.delete(id);
+    for (const [id, room] of liveRooms) if (!this.live.has(id)) this.live.set(id, { room, session: undefined, events: [], lastSeq: 0 });
     this.step(loaded.events);
 
     const archived: ArchivedRow[] = [];
+    const seen = new Set<SessionId>();
     for (const row of loaded.archived) {
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
       if (!isCompletionStatus(row.status)) {
         this.log.warn({ room: row.room, sessionId: row.id, status: row.status }, "an archived session has an unknown status; the web view leaves it out");
         continue;
@@ -457,11 +464,13 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     // A session of an owned room its host no longer holds was archived since the last refresh.
     const archivedSince = entry !== undefined && this.owned.has(entry.room) && this.session(id) === undefined && this.archivedSession(id) === undefined;
     const { events, archived } = await this.read(async (db) => {
-      const rows = (await db.query<EventRow>(SESSION_EVENTS_SQL, [id, String(entry?.lastSeq ?? 0), limit])).rows;
-      const room = entry?.room ?? rows[0]?.room;
+      const found = (await db.query<EventRow>(SESSION_EVENTS_SQL, [id, String(entry?.lastSeq ?? 0), limit, entry?.room ?? null])).rows;
+      // An id used in two rooms: the events of one room only (the one of its first event).
+      const room = entry?.room ?? found[0]?.room;
+      const rows = found.filter((row) => row.room === room);
       if ((entry && !archivedSince) || room === undefined) return { events: rows, archived: undefined };
-      const found = (await db.query<{ session: Session }>(ONE_ARCHIVED_SQL, [room, id])).rows[0];
-      return { events: rows, archived: found?.session };
+      const whole = (await db.query<{ session: Session }>(ONE_ARCHIVED_SQL, [room, id])).rows[0];
+      return { events: rows, archived: whole?.session };
     });
     if (this.closed) return;
     if (entry) {
@@ -491,7 +500,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     for (const row of rows) {
       const entry = this.live.get(row.session_id);
       const seq = Number(row.seq);
-      if (!entry || !(seq > entry.lastSeq)) continue;
+      if (!entry || entry.room !== row.room || !(seq > entry.lastSeq)) continue;
       entry.lastSeq = seq;
       const event = this.eventOf(row);
       if (!event) continue;

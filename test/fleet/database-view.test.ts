@@ -290,6 +290,24 @@ describe("the web view of a fleet instance", () => {
     expect(older.agents).toBe("ada");
   });
 
+  it("an id two instances both chose is shown once, as the most recently started, its rooms' events kept apart", async () => {
+    const { a, b, viewPool } = await twoRooms();
+    await write(a, [start("twice", "Room A's problem"), contribution("twice", "ada")], T0);
+    await write(b, [start("twice", "Room B's problem"), contribution("twice", "bo")], T0 + 100);
+    const { view, get } = await serve(viewPool);
+
+    expect(await listed(get)).toEqual({ twice: "collecting" });
+    const page = await pageOf(get, "twice");
+    expect(page.html).toContain("Room B&#39;s problem");
+    expect(page.agents).toBe("bo");
+    expect(page.timeline).toEqual(["start:request", "start:contribution-request", "contribution:contribution"]);
+    // Room A's session goes on; the view still shows room B's, whole and alone.
+    await write(a, [contribution("twice", "cy")], T0 + 200);
+    await view.refresh();
+    expect((await pageOf(get, "twice")).agents).toBe("bo");
+    expect((await pageOf(get, "twice")).timeline).toHaveLength(3);
+  });
+
   it("keeps showing the last snapshot while the database cannot be read, and catches up when it can", async () => {
     const { a, b, viewPool } = await twoRooms();
     await sessionsInBothRooms(a, b);
