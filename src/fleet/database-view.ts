@@ -215,7 +215,6 @@ export class DatabaseView implements LiveSessions, SessionArchive {
   private closed = false;
   private failing = false;
   private lastFailureLogged = -Infinity;
-  private loadedOnce = false;
 
   constructor(options: DatabaseViewOptions) {
     this.pool = options.pool;
@@ -254,11 +253,6 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     });
     this.waiting = waiting;
     return waiting;
-  }
-
-  /** Whether a snapshot has been loaded since the view started. */
-  get loaded(): boolean {
-    return this.loadedOnce;
   }
 
   /** Stops refreshing and listening; resolves once the reads under way have settled (the pool is the caller's). */
@@ -389,7 +383,6 @@ export class DatabaseView implements LiveSessions, SessionArchive {
       const loaded = await this.read((db) => this.readSnapshot(db));
       if (this.closed) return;
       this.apply(loaded);
-      this.loadedOnce = true;
       this.recovered();
     } catch (err) {
       this.failed(err);
