@@ -19,6 +19,12 @@
  *    releases the leases (another instance claims them at its next renewal period) and
  *    leaves the rooms; logs "handed over room".
  *  - One transition at a time per unit: a takeover waits for the previous loss's stop.
+ *  - The web view (when `mfr:httpPort` is set) shows every session in the database, of every
+ *    instance (./database-view.ts, ./fleet-http.ts), beside /readyz, /metrics and /healthz:
+ *    a unit's sessions are read from its coordinator while this instance owns it (registered
+ *    once the coordinator has started, unregistered first thing when it stops), from the
+ *    database otherwise. The view reads through a small pool of its own, so its reads never
+ *    hold up a lease renewal or a write.
  */
 import type { Logger } from "pino";
 import type pg from "pg";
@@ -33,12 +39,17 @@ import { migrate } from "../store/pg/migrations.js";
 import { PgRoomStore } from "../store/pg/pg-room-store.js";
 import { openPool } from "../store/pg/pool.js";
 import { RoomLeases } from "../store/pg/room-lease.js";
-import { startHttpServer, type RunningHttpServer } from "../web/index.js";
 import { XmppConnection } from "../xmpp/connection.js";
 import { LINGUE_FEATURES } from "../protocol/vocab.js";
 import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
+import type { RunningWebView } from "../web/index.js";
+import { DatabaseView } from "./database-view.js";
+import { startFleetWebView } from "./fleet-http.js";
 import { FleetMetrics } from "./fleet-metrics.js";
 import { defaultInstanceId, roomUnitsOf, type RoomUnit } from "./room-units.js";
+
+/** Connections of the web view's own pool: one refresh and one page load at a time. */
+const VIEW_CONNECTIONS = 2;
 
 /** A unit this instance owns now: its coordinator and its part of the database. */
 interface Owned {
@@ -79,7 +90,9 @@ export class Fleet {
   private readonly owned = new Map<string, Owned>();
   /** The tail of each unit's takeovers and stops, run one after another. */
   private readonly transitions = new Map<string, Promise<void>>();
-  private http: RunningHttpServer | undefined;
+  private web: RunningWebView | undefined;
+  /** Every session in the database, for the web view; with its own pool. */
+  private view: { readonly sessions: DatabaseView; readonly pool: pg.Pool } | undefined;
   /** Asks the database whether it answers, every renewal period, for /readyz. */
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -125,25 +138,13 @@ export class Fleet {
     });
   }
 
-  /** Brings the schema up to date, serves /readyz and /metrics, and starts claiming rooms. */
+  /** Brings the schema up to date, serves the web view with /readyz and /metrics, and starts claiming rooms. */
   async start(): Promise<void> {
     const { config } = this;
     const database = maskedDatabaseUrl(config.shared.database ?? "");
     const schema = await migrate(this.pool);
     this.log.info({ database, schema: schema.to, applied: schema.applied }, "the shared database is ready");
-    if (config.http.port !== null) {
-      this.http = await startHttpServer({
-        host: config.http.host,
-        port: config.http.port,
-        token: config.http.token ?? undefined,
-        routes: operationsRoutes({
-          metrics: { contentType: this.metrics.contentType, text: () => this.metrics.text(this.unitRegistries()) },
-          readiness: () => this.readiness(),
-        }),
-        log: this.log,
-      });
-      this.log.info({ url: this.http.url }, "operations endpoints listening (/readyz, /metrics, /healthz)");
-    }
+    if (config.http.port !== null) await this.startWebView(config.http.port);
     answerDiscoveryAndPing(this.standby, { category: "client", type: "bot", name: config.nick }, LINGUE_FEATURES);
     // Connected in the background, with the connection's own backoff; rooms are claimed meanwhile.
     void this.standby.start().catch((err: unknown) => this.log.error({ err }, "the standby connection to the XMPP server failed"));
@@ -172,9 +173,18 @@ export class Fleet {
     await this.keeper.stop();
     for (const [room] of handing) this.log.info({ room }, "handed over room");
     await Promise.all(handing.map(([room, owned]) => this.stopUnit(room, owned)));
-    await this.http?.close();
+    await this.web?.close();
+    if (this.view) {
+      await this.view.sessions.close();
+      await this.view.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the web view's database pool failed"));
+    }
     await this.standby.stop().catch((err: unknown) => this.log.warn({ err }, "closing the standby connection failed"));
     await this.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the database pool failed"));
+  }
+
+  /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
+  get webUrl(): string | undefined {
+    return this.web?.url;
   }
 
   /** Owner of some units (and ready in each), or standing by (connected to the database). */
@@ -234,6 +244,7 @@ export class Fleet {
       return;
     }
     if (this.owned.get(room) !== owned) return;
+    this.view?.sessions.addOwned(room, coordinator.sessions);
     this.metrics.tookOver();
     log.info(
       { epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
@@ -251,6 +262,7 @@ export class Fleet {
   }
 
   private async stopUnit(room: string, owned: Owned): Promise<void> {
+    this.view?.sessions.removeOwned(room, owned.coordinator.sessions);
     if (this.owned.get(room) === owned) this.owned.delete(room);
     try {
       await owned.coordinator.stop();
@@ -258,6 +270,42 @@ export class Fleet {
       this.log.warn({ err, room }, "leaving the room did not finish cleanly");
     }
     await owned.store.close();
+  }
+
+  /**
+   * The web view over every session in the database, with the operations endpoints; a port
+   * that cannot be bound, or an address beyond loopback without a token, stops the start.
+   */
+  private async startWebView(port: number): Promise<void> {
+    const { http, shared } = this.config;
+    const pool = openPool({
+      url: shared.database ?? "",
+      applicationName: `mfr-coordinator ${this.instanceId} web view`.slice(0, 63),
+      max: VIEW_CONNECTIONS,
+      onIdleError: (err) => this.log.warn({ err: err.message }, "an idle connection of the web view to the database broke; the pool opens a new one"),
+    });
+    const sessions = new DatabaseView({ pool, log: this.log });
+    try {
+      this.web = await startFleetWebView({
+        host: http.host,
+        port,
+        token: http.token ?? undefined,
+        view: sessions,
+        operations: operationsRoutes({
+          metrics: { contentType: this.metrics.contentType, text: () => this.metrics.text(this.unitRegistries()) },
+          readiness: () => this.readiness(),
+        }),
+        now: this.now,
+        log: this.log,
+      });
+    } catch (err) {
+      await sessions.close();
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    this.view = { sessions, pool };
+    sessions.start();
+    this.log.info({ url: this.web.url, token: http.token !== null, shows: "every session in the shared database", beside: ["/readyz", "/metrics", "/healthz"] }, "web view listening");
   }
 
   private noteLeaseEvent(event: LeaseKeeperEvent): void {

@@ -8,18 +8,24 @@ import type { Route } from "../ops/route.js";
 import type { SessionStore } from "../store/index.js";
 import { startHttpServer } from "./http-server.js";
 import { webRoutes } from "./routes.js";
-import { SessionRecords, type LiveSessions } from "./session-records.js";
+import { SessionRecords, type LiveSessions, type SessionArchive } from "./session-records.js";
 
 export { HttpServerError, startHttpServer } from "./http-server.js";
 export { isLoopback } from "./loopback.js";
 export type { HttpServerOptions, RunningHttpServer } from "./http-server.js";
+export type { LiveSessions, ListedArchived, SessionArchive } from "./session-records.js";
 
 export interface WebViewOptions {
   host: string;
   port: number;
   token: string | undefined;
   sessions: LiveSessions;
+  /** The embedded store: the archive, and the export files offered for download. */
   store: SessionStore | undefined;
+  /** The archive when it is not the store (the fleet's database view). Downloads come from `store` only: none without it. */
+  archive?: SessionArchive;
+  /** See SessionRecordsOptions.rememberTimelines (default true). */
+  rememberTimelines?: boolean;
   now: () => number;
   log: Logger;
   /** Routes served beside the view's (tried after them), e.g. /metrics and /healthz. */
@@ -32,7 +38,7 @@ export interface RunningWebView {
 }
 
 export async function startWebView(options: WebViewOptions): Promise<RunningWebView> {
-  const records = new SessionRecords(options.sessions, options.store);
+  const records = new SessionRecords(options.sessions, options.archive ?? options.store, { rememberTimelines: options.rememberTimelines ?? true });
   try {
     const server = await startHttpServer({
       host: options.host,

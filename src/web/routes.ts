@@ -92,7 +92,7 @@ export function webRoutes(options: WebRoutesOptions): Route[] {
     return true;
   };
 
-  const session: Route = (_request, response, url) => {
+  const session: Route = async (_request, response, url) => {
     const parts = segments(url);
     if (parts === undefined) {
       plain(response, 400, "not a valid path");
@@ -100,6 +100,7 @@ export function webRoutes(options: WebRoutesOptions): Route[] {
     }
     if (parts[0] !== "sessions" || parts.length < 2) return false;
     const id = parts[1] as string;
+    await records.prepare(id);
     const data = records.page(id);
     if (!data) {
       plain(response, 404, `there is no session "${id}"`);

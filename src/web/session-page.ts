@@ -18,7 +18,7 @@ export interface SessionPageInput {
   timeline: readonly TimelineEntry[];
   graph: ModelGraph;
   live: boolean;
-  /** File names offered for download (see ./downloads.ts). */
+  /** File names offered for download (see ./downloads.ts); none: the page shows no export line. */
   downloads: readonly string[];
   now: number;
 }
@@ -84,7 +84,7 @@ export function sessionPage(input: SessionPageInput): Html {
 <dt>Agents</dt><dd>${agentsOf(s).join(", ") || "none yet"}</dd>
 ${s.completion?.reason ? html`<dt>Reason</dt><dd>${s.completion.reason}</dd>` : ""}
 </dl>
-<p class="downloads">Export: ${downloads.map((f) => html`<a href="${href}/export/${encodeURIComponent(f)}" download>${f}</a> `)}</p>
+${downloads.length > 0 ? html`<p class="downloads">Export: ${downloads.map((f) => html`<a href="${href}/export/${encodeURIComponent(f)}" download>${f}</a> `)}</p>` : ""}
 </section>
 <section id="timeline" data-live>
 <h2>Timeline</h2>

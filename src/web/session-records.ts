@@ -3,6 +3,11 @@
  * steps) and the store (archived ones). It keeps the timelines of sessions it saw start, so
  * a live page costs nothing to draw; any other session's timeline is rebuilt from its logged
  * inputs. It changes nothing.
+ *
+ * An archive whose reads cross a network (the fleet's database view, src/fleet/) answers
+ * from what it loaded last: `prepare` lets it load what one session's page needs before the
+ * page is drawn, and its timelines are always rebuilt from its events (`rememberTimelines`
+ * false), since the steps it passes on are not every step of a session.
  */
 import type { Session, SessionId } from "../session/types.js";
 import type { ArchivedSummary, SessionStep } from "../shell/session-host.js";
@@ -18,11 +23,30 @@ export interface LiveSessions {
   readonly sessions: { byId: Record<SessionId, Session> };
 }
 
+/** An archived session as listed; `agents`, when given, spares reading the whole session for its row. */
+export type ListedArchived = ArchivedSummary & { readonly agents?: readonly string[] };
+
 /** The store as the view reads it (SessionStore implements it). */
 export interface SessionArchive {
-  listArchived(options: ListArchivedOptions): ArchivedSummary[];
+  listArchived(options: ListArchivedOptions): ListedArchived[];
   archivedSession(id: SessionId): Session | undefined;
   eventsOf(id: SessionId): StoredEvent[];
+  /**
+   * Loads what answering for this session needs (an archive that reads across a network);
+   * awaited before a session's page is drawn. Never rejects: what cannot be loaded is
+   * answered from what the archive has.
+   */
+  prepare?(id: SessionId): Promise<void>;
+}
+
+/** How the records keep timelines. */
+export interface SessionRecordsOptions {
+  /**
+   * Keep the timelines of sessions seen starting, from the stream of steps (default true).
+   * False: every timeline is rebuilt from the archive's events, for an archive that has the
+   * events of live sessions too and a stream that does not carry every step.
+   */
+  rememberTimelines?: boolean;
 }
 
 /** One row of the sessions page. */
@@ -88,12 +112,20 @@ export class SessionRecords {
   private readonly archivedRows = new Recent<SessionListItem>(LIST_LIMIT);
   private readonly listeners = new Set<(change: SessionChange) => void>();
   private readonly stop: () => void;
+  private readonly rememberTimelines: boolean;
 
   constructor(
     private readonly live: LiveSessions,
     private readonly archive: SessionArchive | undefined,
+    options: SessionRecordsOptions = {},
   ) {
+    this.rememberTimelines = options.rememberTimelines ?? true;
     this.stop = live.onStep((step) => this.take(step));
+  }
+
+  /** Lets the archive load what one session's page needs (see SessionArchive.prepare). */
+  async prepare(id: SessionId): Promise<void> {
+    await this.archive?.prepare?.(id);
   }
 
   /** Stops listening to the host. */
@@ -111,7 +143,7 @@ export class SessionRecords {
   private take(step: SessionStep): void {
     const sessionId = step.input.sessionId;
     const entries = timelineOf(step);
-    const kept = step.input.kind === "start" ? [] : this.remembered.get(sessionId);
+    const kept = !this.rememberTimelines ? undefined : step.input.kind === "start" ? [] : this.remembered.get(sessionId);
     if (kept) {
       if (kept.length < MAX_ENTRIES) kept.push(...entries.slice(0, MAX_ENTRIES - kept.length));
       this.remembered.set(sessionId, kept);
@@ -132,14 +164,15 @@ export class SessionRecords {
       .slice(0, LIST_LIMIT);
   }
 
-  private archivedRow(summary: ArchivedSummary): SessionListItem {
+  private archivedRow(summary: ListedArchived): SessionListItem {
     const cached = this.archivedRows.get(summary.id);
     if (cached) return cached;
-    const session = this.archive?.archivedSession(summary.id);
+    const session = summary.agents === undefined ? this.archive?.archivedSession(summary.id) : undefined;
     const row: SessionListItem = session
       ? listItemOf(session)
-      : { id: summary.id, problem: summary.problem, status: summary.status, live: false, agents: [], startedAt: summary.startedAt, completedAt: summary.completedAt };
-    this.archivedRows.set(summary.id, row);
+      : { id: summary.id, problem: summary.problem, status: summary.status, live: false, agents: [...(summary.agents ?? [])], startedAt: summary.startedAt, completedAt: summary.completedAt };
+    // A row without its agents (the archive has not loaded the session yet) is asked again next time.
+    if (session !== undefined || summary.agents !== undefined) this.archivedRows.set(summary.id, row);
     return row;
   }
 
@@ -161,7 +194,8 @@ export class SessionRecords {
       if (cached) return cached;
     }
     const rebuilt = stepsFromEvents(this.archive.eventsOf(id)).flatMap(timelineOf).slice(0, MAX_ENTRIES);
-    if (!live) this.archivedTimelines.set(id, rebuilt);
+    // No entry at all: the archive does not have the events (yet); not kept, so asked again.
+    if (!live && rebuilt.length > 0) this.archivedTimelines.set(id, rebuilt);
     return rebuilt;
   }
 }

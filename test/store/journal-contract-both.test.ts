@@ -369,5 +369,6 @@ describe("the PostgreSQL journal only", () => {
     // The pool reconnects and the owner appends on, after what was there.
     const next = await journal.append("a", contribution("a", "dee"), T0 + 10);
     expect(next).toBeGreaterThan(seqs[seqs.length - 1]!);
-  });
+    // A kill, a crash recovery and a restart of PostgreSQL: seconds alone, tens of seconds on a loaded machine.
+  }, 120_000);
 });
