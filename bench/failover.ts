@@ -265,6 +265,10 @@ async function killRun(server: LocalProsody, postgres: TestPostgres, options: Op
       details.push(`duplicated ${d.originId}: heard at ${d.heardAt.map(at).join(", ")}; sent by ${copies.join(", ")}`);
     }
     details.push(`kills at ${figures.killedAt.map(at).join(", ")}`);
+    for (const s of bench.unfinished().slice(0, 10)) {
+      const sent = s.sessionId === undefined ? [] : instances.flatMap((i) => i.tap.sent.filter((x) => x.sessionId === s.sessionId && x.kind === "message").map((x) => `${i.id} ${(x.messageType ?? x.type).replace(/^.*\//, "")} ${at(x.at)}`));
+      details.push(`lost: ${s.problem.replace(/ in .*$/, "")} (session ${s.sessionId ?? "never named"}, started ${at(s.startedAt)}); its stanzas on the wire: ${sent.join(", ") || "none"}`);
+    }
     const missedBySession = new Map<string, string[]>();
     for (const m of bench.missedContributions()) missedBySession.set(m.sessionId, [...(missedBySession.get(m.sessionId) ?? []), m.agent]);
     for (const [sessionId, agents] of [...missedBySession].slice(0, 10)) {
