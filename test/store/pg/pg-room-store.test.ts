@@ -559,7 +559,8 @@ describe("the database goes away mid-write", () => {
     await server().restart();
     await expect(store.append("d", start("d"), T0 + 5)).rejects.toBe(owned.failures[0]);
     await nextOwnerFinds(poolB, owned.epoch, resolved);
-  });
+    // The restart waits for the killed server's backends to go (test/support/postgres.ts): seconds, at times many.
+  }, 90_000);
 });
 
 describe("pruning", () => {
