@@ -127,7 +127,8 @@ export class PgRoomStore implements CoordinatorStore {
     const known = new Set(ids.rows.map((row) => row.id));
     const summaries = await reader.listArchived(ARCHIVE_LISTED);
     const whole = new Map<SessionId, Session>();
-    for (const summary of summaries.slice(0, ARCHIVE_KEPT_WHOLE)) {
+    // Oldest first, as `archive` adds them: the oldest kept whole is the first to make room.
+    for (const summary of summaries.slice(0, ARCHIVE_KEPT_WHOLE).reverse()) {
       const session = await reader.archivedSession(summary.id);
       if (session) whole.set(summary.id, session);
     }
@@ -171,6 +172,7 @@ export class PgRoomStore implements CoordinatorStore {
     this.summaries.unshift(summary);
     this.summaries.sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     if (this.summaries.length > ARCHIVE_LISTED) this.summaries.length = ARCHIVE_LISTED;
+    this.whole.delete(record.id);
     this.whole.set(record.id, session);
     // The oldest kept whole goes first (a Map keeps insertion order).
     while (this.whole.size > ARCHIVE_KEPT_WHOLE) this.whole.delete(this.whole.keys().next().value as string);
@@ -288,6 +290,9 @@ export class PgRoomStore implements CoordinatorStore {
       for (const [key, at] of entry.keys) if (at < options.now - HEARD_KEPT_MS) entry.keys.delete(key);
     }
     return this.write("prune", async () => {
+      // What was archived before the prune: only those of them that are gone after it leave
+      // memory, not a session archived in memory while the prune waited for its turn.
+      const listed = (await this.journal.listArchived(ARCHIVE_LISTED)).map((s) => s.id);
       const pruned = await this.journal.prune(options);
       await this.fenced(async (tx) => {
         if (cutoff !== null) await tx.query("DELETE FROM agent_evidence WHERE last_seen < $1", [cutoff]);
@@ -298,9 +303,10 @@ export class PgRoomStore implements CoordinatorStore {
         );
       });
       if (pruned > 0) {
-        const ids = new Set((await this.journal.listArchived(ARCHIVE_LISTED)).map((s) => s.id));
-        for (let i = this.summaries.length - 1; i >= 0; i--) if (!ids.has(this.summaries[i]!.id)) this.summaries.splice(i, 1);
-        for (const id of [...this.whole.keys()]) if (!ids.has(id)) this.whole.delete(id);
+        const left = new Set((await this.journal.listArchived(ARCHIVE_LISTED)).map((s) => s.id));
+        const gone = new Set(listed.filter((id) => !left.has(id)));
+        for (let i = this.summaries.length - 1; i >= 0; i--) if (gone.has(this.summaries[i]!.id)) this.summaries.splice(i, 1);
+        for (const id of [...this.whole.keys()]) if (gone.has(id)) this.whole.delete(id);
       }
       return pruned;
     });
@@ -324,9 +330,10 @@ export class PgRoomStore implements CoordinatorStore {
    * write runs: each is refused with that failure, and the owner was told once.
    */
   private write<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    // Refused when asked for after `close`; a write queued before it still runs.
+    if (this.closed) return Promise.reject(new Error(`the store of room ${this.unit} is closed`));
     const run = async (): Promise<T> => {
       if (this.failed) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
-      if (this.closed) throw new Error(`the store of room ${this.unit} is closed`);
       try {
         return await fn();
       } catch (err) {
