@@ -216,7 +216,8 @@ export class Fleet {
     const unit = this.units.get(room);
     if (!unit || this.stopping || this.keeper.holds(room) !== epoch) return;
     const claimedAt = performance.now();
-    const log = this.log.child({ room });
+    // `unit`, not `room`: the coordinator's own lines carry a `room` of their own (a phase room, say).
+    const log = this.log.child({ unit: room });
     let store: PgRoomStore;
     try {
       store = await PgRoomStore.open({
@@ -229,7 +230,7 @@ export class Fleet {
         onFailure: (err) => this.keeper.writeFailed(room, epoch, err),
       });
     } catch (err) {
-      log.error({ err, epoch }, "could not load the room's sessions from the shared database; giving the room up");
+      log.error({ err, room, epoch }, "could not load the room's sessions from the shared database; giving the room up");
       this.keeper.writeFailed(room, epoch, err);
       return;
     }
@@ -245,7 +246,7 @@ export class Fleet {
     try {
       await coordinator.start();
     } catch (err) {
-      log.error({ err, epoch }, "could not start in the room; giving it up");
+      log.error({ err, room, epoch }, "could not start in the room; giving it up");
       this.keeper.writeFailed(room, epoch, err);
       return;
     }
@@ -253,7 +254,7 @@ export class Fleet {
     this.view?.sessions.addOwned(room, coordinator.sessions);
     this.metrics.tookOver();
     log.info(
-      { epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
+      { room, epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
       "took over room",
     );
   }
