@@ -9,10 +9,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
 import { resolveDatabaseUrl } from "../../src/config/load.js";
 import { maskedDatabaseUrl, splitDatabaseUrl } from "../../src/config/shared-settings.js";
-import { writeConfigProfile } from "../support/config-profile.js";
+import { configErrorOf, writeConfigProfile } from "../support/config-profile.js";
 
 let dir: string;
 const URL_A = "postgres://mfr:s3cret%2Fpw@db.example:5432/mfr";
@@ -24,19 +23,6 @@ beforeAll(() => {
 
 function profile(mfrLines = ""): string {
   return writeConfigProfile(dir, `agent:roomJid "mfr@conference.example" ;`, mfrLines);
-}
-
-/** The message resolving fails with: a ConfigError in one line. */
-function failure(run: () => unknown): string {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message.split("\n")).toHaveLength(1);
-    return message;
-  }
-  throw new Error("expected a configuration error");
 }
 
 describe("the shared database's URL for export and backup", () => {
@@ -57,10 +43,10 @@ describe("the shared database's URL for export and backup", () => {
 
   it("refuses what is not a PostgreSQL URL, naming the source, without echoing it", () => {
     const bad = "mysql://root:hunter2@db/mfr";
-    const fromProfile = failure(() => resolveDatabaseUrl({ profile: profile(`mfr:database "${bad}" ;`) }, {}, dir));
+    const fromProfile = configErrorOf(() => resolveDatabaseUrl({ profile: profile(`mfr:database "${bad}" ;`) }, {}, dir));
     expect(fromProfile).toMatch(/mfr:database: expected a postgres:\/\/ URL/);
     expect(fromProfile).not.toContain("hunter2");
-    const fromEnv = failure(() => resolveDatabaseUrl({ profile: profile() }, { MFR_DATABASE_URL: bad }, dir));
+    const fromEnv = configErrorOf(() => resolveDatabaseUrl({ profile: profile() }, { MFR_DATABASE_URL: bad }, dir));
     expect(fromEnv).toMatch(/^MFR_DATABASE_URL: database: expected a postgres:\/\/ URL/);
     expect(fromEnv).not.toContain("hunter2");
   });
