@@ -30,6 +30,7 @@ import { MAX_EVIDENCE_ROWS } from "../agent-evidence.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../records.js";
 import { PgJournal } from "./pg-journal.js";
+import { PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
 
@@ -105,7 +106,7 @@ export class PgRoomStore implements CoordinatorStore {
     const { pool, unit } = options;
     const rooms = [...new Set([unit, ...options.rooms])];
     const now = (options.now ?? Date.now)();
-    const reader = new PgJournal({ pool, room: unit, epoch: options.epoch });
+    const reader = new PgRoomReader(pool, unit);
     const events = await reader.liveEvents();
     const liveIds = [...new Set(events.map((e) => e.sessionId))];
     const sent = new Map<SessionId, SentRecord[]>();
