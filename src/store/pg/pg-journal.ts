@@ -139,6 +139,22 @@ export function asyncJournalOf(store: SyncJournalWithReplay): AsyncSessionJourna
   };
 }
 
+/**
+ * One write as a step of a transaction: run on the transaction's client, after the fence
+ * (withFence) and before the commit. A PgJournal runs each of its writes as a transaction of
+ * its own; the room store (pg-room-store.ts) runs several in one, in order.
+ */
+export type WriteOp<T> = (tx: pg.ClientBase) => Promise<T>;
+
+/** Records the keys of a message heard in a room (a key already there keeps its first instant). */
+export async function insertHeard(tx: pg.ClientBase, heard: HeardRecord): Promise<void> {
+  if (heard.keys.length === 0) return;
+  await tx.query(
+    "INSERT INTO journal_heard (room, key, at) SELECT $1, key, $3 FROM unnest($2::text[]) AS key ON CONFLICT (room, key) DO NOTHING",
+    [heard.room, [...heard.keys], heard.at],
+  );
+}
+
 /** Where a PgJournal writes: its database, and the room unit it owns at `epoch`. */
 export interface PgJournalOptions {
   readonly pool: pg.Pool;
@@ -187,49 +203,57 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
    * store. Rejects with FencedOut, writing nothing, once another instance owns the room.
    */
   append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
-    if (input.sessionId !== sessionId) {
-      return Promise.reject(new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`));
+    let op: WriteOp<number>;
+    try {
+      op = this.appendOp(sessionId, input, at, heard);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (heard !== undefined && !this.heardRooms.includes(heard.room)) {
-      return Promise.reject(new TypeError(`append: heard record is for room ${heard.room}, not one of room ${this.room}'s`));
-    }
-    // JSON drops properties whose value is undefined, as in the SQLite store.
-    const text = JSON.stringify(input);
-    const next = this.appends.then(() =>
-      this.fenced(async (tx) => {
-        if (heard !== undefined) {
-          for (const key of heard.keys) {
-            await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [
-              heard.room,
-              key,
-              heard.at,
-            ]);
-          }
-        }
-        const result = await tx.query<{ seq: string }>(
-          `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
-           VALUES ($1, $2, $3, $4,
-             $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
-             $5, $6::json)
-           RETURNING seq::text AS seq`,
-          [this.room, sessionId, input.kind, at, this.epoch, text],
-        );
-        return numberOf(result.rows[0]!.seq, "sequence number");
-      }),
-    );
+    const next = this.appends.then(() => this.fenced(op));
     // The chain goes on after a failed append too; the caller sees the failure through `next`.
     this.appends = next.catch(() => undefined);
     return next;
   }
 
+  /**
+   * The append as a step of a transaction the caller runs, fenced (PgRoomStore batches
+   * several into one commit). Checks its arguments now: throws a TypeError for an input of
+   * another session or a heard record of a room not the unit's.
+   */
+  appendOp(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): WriteOp<number> {
+    if (input.sessionId !== sessionId) throw new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`);
+    if (heard !== undefined && !this.heardRooms.includes(heard.room)) {
+      throw new TypeError(`append: heard record is for room ${heard.room}, not one of room ${this.room}'s`);
+    }
+    // JSON drops properties whose value is undefined, as in the SQLite store.
+    const text = JSON.stringify(input);
+    return async (tx) => {
+      if (heard !== undefined) await insertHeard(tx, heard);
+      const result = await tx.query<{ seq: string }>(
+        `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
+         VALUES ($1, $2, $3, $4,
+           $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
+           $5, $6::json)
+         RETURNING seq::text AS seq`,
+        [this.room, sessionId, input.kind, at, this.epoch, text],
+      );
+      return numberOf(result.rows[0]!.seq, "sequence number");
+    };
+  }
+
   /** Records a stanza handed to the connection, fenced like every write. */
   async recordSent(record: SentRecord): Promise<void> {
-    await this.fenced(async (tx) => {
+    await this.fenced(this.recordSentOp(record));
+  }
+
+  /** `recordSent` as a step of a fenced transaction the caller runs. */
+  recordSentOp(record: SentRecord): WriteOp<void> {
+    return async (tx) => {
       await tx.query(
         "INSERT INTO journal_sent (room, session_id, event_seq, position, at, digest, what) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         [this.room, record.sessionId, record.eventSeq, record.position, record.at, record.digest, record.what],
       );
-    });
+    };
   }
 
   /**
@@ -237,11 +261,16 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
    * fenced transaction; archiving the same id again replaces it. Refuses a running session.
    */
   async archive(session: Session): Promise<void> {
+    await this.fenced(this.archiveOp(session));
+  }
+
+  /** `archive` as a step of a fenced transaction the caller runs; refuses a running session now (TypeError). */
+  archiveOp(session: Session): WriteOp<void> {
     const record: ArchivedSession = archiveRecordOf(session);
     if (!isCompletionStatus(record.status)) throw new TypeError(`archive: unknown completion status ${String(record.status)}`);
     const text = JSON.stringify(archivedForm(record.session));
     const archivedAt = this.now();
-    await this.fenced(async (tx) => {
+    return async (tx) => {
       await tx.query(
         `INSERT INTO journal_archived (room, id, problem, status, started_at, completed_at, archived_at, session)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json)
@@ -251,7 +280,7 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
         [this.room, record.id, record.problem, record.status, record.startedAt, record.completedAt, archivedAt, text],
       );
       await tx.query("UPDATE journal_events SET live = false WHERE room = $1 AND session_id = $2 AND live", [this.room, record.id]);
-    });
+    };
   }
 
   /**
@@ -260,15 +289,20 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
    * writing nothing, once another instance owns the room.
    */
   async saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): Promise<number> {
+    return this.fenced(this.saveArtefactOp(sessionId, kind, content));
+  }
+
+  /** `saveArtefact` as a step of a fenced transaction the caller runs (its instant is read now). */
+  saveArtefactOp(sessionId: SessionId, kind: ArtefactKind, content: string): WriteOp<number> {
     const at = this.now();
-    return this.fenced(async (tx) => {
+    return async (tx) => {
       const result = await tx.query<{ id: string }>(
         `INSERT INTO journal_artefacts (room, session_id, kind, at, epoch, content)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
         [this.room, sessionId, kind, at, this.epoch, content],
       );
       return numberOf(result.rows[0]!.id, "artefact id");
-    });
+    };
   }
 
   /**
@@ -280,12 +314,17 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
    * room. Resolves with how many sessions went.
    */
   async prune(options: PruneOptions): Promise<number> {
+    return this.fenced(this.pruneOp(options));
+  }
+
+  /** `prune` as a step of a fenced transaction the caller runs; checks its options now (RangeError). */
+  pruneOp(options: PruneOptions): WriteOp<number> {
     const { maxAgeMs, maxCount, now } = options;
     if (maxAgeMs !== undefined && !(maxAgeMs >= 0)) throw new RangeError(`prune: maxAgeMs must be ≥ 0, got ${maxAgeMs}`);
     if (maxCount !== undefined && !(Number.isInteger(maxCount) && maxCount >= 0)) throw new RangeError(`prune: maxCount must be a whole number ≥ 0, got ${maxCount}`);
     if (!Number.isFinite(now)) throw new RangeError(`prune: now must be a finite instant, got ${now}`);
     const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
-    return this.fenced(async (tx) => {
+    return async (tx) => {
       await tx.query("DELETE FROM journal_heard WHERE room = ANY($1::text[]) AND at < $2::double precision", [[...this.heardRooms], now - HEARD_KEPT_MS]);
       const doomed = await tx.query<{ id: string }>(
         `SELECT a.id FROM journal_archived AS a
@@ -305,7 +344,7 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
       await tx.query("DELETE FROM journal_artefacts WHERE room = $1 AND session_id = ANY($2::text[])", [this.room, ids]);
       await tx.query("DELETE FROM journal_archived WHERE room = $1 AND id = ANY($2::text[])", [this.room, ids]);
       return ids.length;
-    });
+    };
   }
 
   /** Runs `fn` in a transaction fenced by this journal's room and epoch, on a connection of its own. */

@@ -378,6 +378,29 @@ async function rowsOf(pool: pg.Pool, id: string, at: number): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
+describe("a burst of writes", () => {
+  it("is committed in a few transactions, not one per write, each write resolving once committed, in order", async () => {
+    const { pools } = await database(1);
+    const pool = pools[0]!;
+    const owned = await own(pool, "a");
+    const connect = vi.spyOn(pool, "connect");
+    const appends: Array<Promise<number>> = [];
+    appends.push(owned.store.append("s", start("s"), T0));
+    for (let i = 0; i < 300; i++) {
+      owned.store.recordHeard({ room: UNIT, keys: [`burst:${i}`], at: T0 + i });
+      if (i % 30 === 0) appends.push(owned.store.append("s", contribution("s", `agent${i}`), T0 + i));
+    }
+    const seqs = await Promise.all(appends);
+    await owned.store.drained();
+    // The first write finds the queue idle and goes alone; the rest wait for it and go together.
+    expect(connect.mock.calls.length).toBeLessThanOrEqual(4);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    const rows = await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM journal_heard WHERE room = $1 AND key LIKE 'burst:%'", [UNIT]);
+    expect(Number(rows.rows[0]!.n)).toBe(300);
+    connect.mockRestore();
+  });
+});
+
 describe("fenced out: another owner claimed the room", () => {
   it("the first write after the claim fails, the owner is told once, and every later write is refused without touching the database", async () => {
     const { pools } = await database(2);
@@ -417,7 +440,7 @@ describe("fenced out: another owner claimed the room", () => {
       `the shared database refused a write for room ${UNIT} (write for room ${UNIT} at epoch ${first.epoch} refused: the room's lease is at epoch ${taken!.epoch}); the room is being handed over`,
     );
     expect(lines().filter((l) => l.msg === "a write to the shared database failed; giving the room up")).toEqual([
-      expect.objectContaining({ room: UNIT, epoch: first.epoch, write: "append" }),
+      expect.objectContaining({ room: UNIT, epoch: first.epoch, writes: ["append"] }),
     ]);
     connect.mockRestore();
     query.mockRestore();
