@@ -53,3 +53,5 @@ Component "conference.localhost" "muc"
   -- What a room says while the coordinator restarts is given back from the archive (docs/operating.md, "Across an absence").
   modules_enabled = { "muc_mam"; "muc_keep_protocol" }
   muc_log_by_default = false
+  -- A catch-up reads the archive in pages of up to 250 (the default cap is 50); docs/operating.md, "Prosody".
+  max_archive_query_results = 250

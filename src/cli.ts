@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { ConfigError } from "./config/errors.js";
-import { describeConfig, loadConfig, resolveDataDir, type ConfigFlags } from "./config/load.js";
+import { describeConfig, loadConfig, resolveDatabaseUrl, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { Coordinator } from "./coordinator.js";
 import { createLogger, type Logger } from "./log.js";
-import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl } from "./store/index.js";
+import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl, type ExportSource } from "./store/index.js";
+import type { PgStoreReader } from "./store/pg/pg-store-reader.js";
 import { AuthenticationError } from "./xmpp/connection.js";
 
 /** Exit codes: 0 done, 1 failed while running, 2 bad configuration or usage. */
@@ -29,6 +30,10 @@ Commands:
                   plans found by bounded planning (give it its own --profile and --secrets)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
   help            this text
+
+export, backup and verify read the shared PostgreSQL database instead of the data directory
+when one is configured (env MFR_DATABASE_URL; profile mfr:database): every room's sessions;
+backup then writes pg_dump's custom format and prints the pg_restore command.
 
 Options:
   --profile FILE    RDF profile (default config/agents/coordinator.ttl; env MFR_PROFILE)
@@ -97,6 +102,75 @@ function openStoreOrExit(dataDir: string, readonly = false): SessionStore {
   } catch (err) {
     if (err instanceof StoreError) fail(err.message, EXIT_FAILED);
     throw err;
+  }
+}
+
+/**
+ * The shared database's URL when one is configured (MFR_DATABASE_URL, then the profile's
+ * mfr:database); undefined: export, verify and backup use the SQLite store of the data directory.
+ */
+function databaseUrlOrExit(flags: ConfigFlags): string | undefined {
+  try {
+    return resolveDatabaseUrl(flags, process.env, process.cwd());
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, EXIT_USAGE);
+    throw err;
+  }
+}
+
+/** Opens the shared database for reading (schema checked); one line and exit 1 when it cannot be. */
+async function openDatabaseOrExit(url: string, command: string): Promise<PgStoreReader> {
+  // Loaded only when a database is configured: a SQLite installation never loads the driver.
+  const { PgStoreReader } = await import("./store/pg/pg-store-reader.js");
+  try {
+    return await PgStoreReader.open(url, `mfr-coordinator ${command}`);
+  } catch (err) {
+    if (err instanceof StoreError) fail(err.message, EXIT_FAILED);
+    throw err;
+  }
+}
+
+/** Runs `read` on the shared database; a failure of the database (the connection dropped mid-way) is one line, exit 1. */
+async function readDatabaseOrExit<T>(reader: PgStoreReader, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ExportError) fail(err.message, EXIT_FAILED);
+    fail(`cannot read the database ${reader.where}: ${err instanceof Error ? err.message : String(err)}`, EXIT_FAILED);
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
+ * What export reads: the session loaded from the shared database when one is configured,
+ * else the SQLite store of the data directory, read-only (no lock: it runs beside the coordinator).
+ */
+async function exportSourceOrExit(flags: ConfigFlags, sessionId: string): Promise<{ source: ExportSource; close: () => void }> {
+  const url = databaseUrlOrExit(flags);
+  if (url === undefined) {
+    const store = openStoreOrExit(resolveDataDir(flags, process.env, process.cwd()), true);
+    return { source: store, close: () => store.close() };
+  }
+  const reader = await openDatabaseOrExit(url, "export");
+  const source = await readDatabaseOrExit(reader, () => reader.exportSource(sessionId));
+  return { source, close: () => undefined };
+}
+
+/** `backup` of the shared database (pg_dump): the same first line as for SQLite, then how to restore it. */
+async function backupDatabaseOrExit(url: string, destination: string): Promise<void> {
+  const { backupDatabase } = await import("./store/pg/pg-backup.js");
+  const reader = await openDatabaseOrExit(url, "backup");
+  try {
+    const result = await backupDatabase(reader, url, destination);
+    process.stdout.write(`${result.path}: ${result.sessions} sessions (${result.archived} archived), ${result.bytes} bytes\n`);
+    process.stdout.write(`restore with: ${result.restoreCommand}\n`);
+    if (result.passwordLeftOut) process.stderr.write("mfr-coordinator: note: the database password is left out of the restore command: give it in PGPASSWORD or ~/.pgpass\n");
+  } catch (err) {
+    if (err instanceof BackupError) fail(err.message, EXIT_FAILED);
+    throw err;
+  } finally {
+    await reader.close();
   }
 }
 
@@ -220,9 +294,9 @@ async function main(): Promise<void> {
     case "export": {
       const sessionId = args.rest[0];
       if (!sessionId) fail(`export needs a session id\n\n${USAGE}`, EXIT_USAGE);
-      const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
+      const { source, close } = await exportSourceOrExit(args.flags, sessionId);
       try {
-        const result = (args.pddl ? exportSessionPddl : exportSession)(store, sessionId, args.out ?? process.cwd());
+        const result = (args.pddl ? exportSessionPddl : exportSession)(source, sessionId, args.out ?? process.cwd());
         // The status goes beside the notes on stderr: stdout stays the list of files written.
         process.stderr.write(`mfr-coordinator: ${result.status}\n`);
         for (const note of result.notes) process.stderr.write(`mfr-coordinator: note: ${note}\n`);
@@ -231,13 +305,18 @@ async function main(): Promise<void> {
         if (err instanceof ExportError) fail(err.message, EXIT_FAILED);
         throw err;
       } finally {
-        store.close();
+        close();
       }
       return;
     }
     case "backup": {
       const destination = args.rest[0];
       if (!destination) fail(`backup needs a file to write\n\n${USAGE}`, EXIT_USAGE);
+      const url = databaseUrlOrExit(args.flags);
+      if (url !== undefined) {
+        await backupDatabaseOrExit(url, destination);
+        return;
+      }
       // Read-only: no lock, so it runs beside the coordinator that holds the data directory.
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
@@ -254,10 +333,19 @@ async function main(): Promise<void> {
     case "verify": {
       // verify never connects: the rooms and limits of the profile matter, the password does not.
       const config = configOrExit(args.flags, { XMPP_PASSWORD: "(not needed to verify)", ...process.env });
+      const { printRoomsVerification, printVerification } = await import("./shell/verify-report.js");
+      const print = (line: string): void => void process.stdout.write(`${line}\n`);
+      if (config.shared.database !== null) {
+        // Every room unit of the shared database, each replayed with the rooms its coordinator
+        // renders for (the profile's primary room with its log and phase rooms, or a further room).
+        const [{ unitConfigOf }, { renderContextOf }] = await Promise.all([import("./fleet/room-units.js"), import("./shell/outgoing.js")]);
+        const reader = await openDatabaseOrExit(config.shared.database, "verify");
+        process.exitCode = await readDatabaseOrExit(reader, () => printRoomsVerification(reader, (room) => renderContextOf(unitConfigOf(config, room)), print));
+        return;
+      }
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
-        const { printVerification } = await import("./shell/verify-report.js");
-        process.exitCode = printVerification(store, config, (line) => process.stdout.write(`${line}\n`));
+        process.exitCode = printVerification(store, config, print);
       } finally {
         store.close();
       }

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, shown } from "./errors.js";
 import { readProfile, type ProfileValues } from "./profile.js";
 import { PROFILE_PROPERTIES } from "./profile-vocab.js";
-import { ConfigSchema, DEFAULTS, type Config } from "./schema.js";
+import { ConfigSchema, DEFAULTS, SharedSchema, type Config } from "./schema.js";
 import { readHttpToken, readPassword } from "./secrets.js";
 import { maskedDatabaseUrl, sharedSettingsOf } from "./shared-settings.js";
 
@@ -222,6 +222,29 @@ export function resolveDataDir(flags: ConfigFlags, env: Environment, cwd: string
   const profilePath = resolve(cwd, flags.profile ?? env.MFR_PROFILE ?? DEFAULT_PROFILE);
   const fromProfile = existsSync(profilePath) ? str(readProfile(profilePath).dataDir) : undefined;
   return resolve(cwd, fromProfile ?? DEFAULTS.dataDir);
+}
+
+/**
+ * The shared database's URL, for commands that read it without joining any room (export,
+ * backup): MFR_DATABASE_URL, then the profile's mfr:database, with the secrets file's
+ * database password put in when the URL has none, as `loadConfig` has it; undefined when
+ * neither names one (the SQLite store of the data directory is used then). Needs no XMPP
+ * password. Throws ConfigError, without the URL's text (it may hold a password), for a URL
+ * that is not a PostgreSQL one.
+ */
+export function resolveDatabaseUrl(flags: ConfigFlags, env: Environment, cwd: string): string | undefined {
+  const profilePath = resolve(cwd, flags.profile ?? env.MFR_PROFILE ?? DEFAULT_PROFILE);
+  const values: ProfileValues = existsSync(profilePath) ? readProfile(profilePath) : {};
+  const secretsPath = resolve(cwd, flags.secrets ?? env.MFR_SECRETS ?? DEFAULT_SECRETS);
+  const sourceOf = new Map<string, string>();
+  const url = sharedSettingsOf(values, env, sourceOf, secretsPath).database;
+  if (url === null || url === undefined) return undefined;
+  const parsed = SharedSchema.shape.database.safeParse(url);
+  if (!parsed.success || parsed.data === null) {
+    const where = sourceOf.get("database") ?? profilePath;
+    throw new ConfigError(where, fieldName("database", where), `expected ${parsed.error?.issues[0]?.message ?? "a postgres:// URL"}`);
+  }
+  return parsed.data;
 }
 
 /** The effective configuration with secrets masked, for `check-config` and the start-up log. */

@@ -64,11 +64,44 @@ function withSecretPassword(url: string, secretsPath: string | null): string {
   return parsed.href;
 }
 
-/** The URL as it may be shown in a log line or an error: the password replaced by `***`. */
+/** What stands for the database password wherever the URL is shown. */
+export const PASSWORD_MASK = "***";
+
+/** A database URL without its password (nothing else changed), and the password, decoded; undefined when it has none. */
+export interface SplitDatabaseUrl {
+  readonly url: string;
+  readonly password: string | undefined;
+}
+
+/**
+ * Takes the password out of a database URL: from the user part, or from a `password`
+ * parameter (libpq reads one there too). For handing the URL to PostgreSQL's own programs
+ * with the password in their environment (PGPASSWORD) rather than on their command line,
+ * where every user of the machine can read it. A URL that does not parse is returned as it is.
+ */
+export function splitDatabaseUrl(url: string): SplitDatabaseUrl {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, password: undefined };
+  }
+  let password = parsed.password === "" ? undefined : decodeURIComponent(parsed.password);
+  parsed.password = "";
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (key.toLowerCase() !== "password") continue;
+    password ??= parsed.searchParams.get(key) ?? undefined;
+    parsed.searchParams.delete(key);
+  }
+  return { url: parsed.href, password };
+}
+
+/** The URL as it may be shown in a log line or an error: the password (in the user part or a `password` parameter) replaced by `***`. */
 export function maskedDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
+    if (parsed.password !== "") parsed.password = PASSWORD_MASK;
+    for (const key of [...parsed.searchParams.keys()]) if (key.toLowerCase() === "password") parsed.searchParams.set(key, PASSWORD_MASK);
     return parsed.href;
   } catch {
     return "(not a URL)";

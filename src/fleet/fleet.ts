@@ -15,9 +15,10 @@
  *    deadline says nothing); every write is fenced by the epoch in the database.
  *  - Loss: on `onLost` (lease ran out, renewal refused, fenced out, database unreachable)
  *    or the first failed write, the unit's coordinator is stopped: it leaves the rooms.
- *  - Hand-over (SIGTERM, `stop`): it stops speaking, lets the writes under way settle,
- *    releases the leases (another instance claims them at its next renewal period) and
- *    leaves the rooms; logs "handed over room".
+ *  - Hand-over (SIGTERM, `stop`): it stops speaking, stops each unit's coordinator (its
+ *    sends settle, it leaves the rooms) and lets every write reach the database while the
+ *    lease is still its own, then releases the leases (another instance claims them at its
+ *    next renewal period); logs "handed over room".
  *  - One transition at a time per unit: a takeover waits for the previous loss's stop.
  *  - The web view (when `mfr:httpPort` is set) shows every session in the database, of every
  *    instance (./database-view.ts, ./fleet-http.ts), beside /readyz, /metrics and /healthz:
@@ -167,12 +168,17 @@ export class Fleet {
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.probeTimer);
+    // A takeover under way finishes first (it then stops with the others).
+    await Promise.all(this.transitions.values());
     const handing = [...this.owned.entries()];
-    // Writes under way settle first, so the next owner's load sees them.
-    await Promise.all(handing.map(([, owned]) => owned.store.drained()));
+    // Each unit's coordinator stops while the lease is still ours (the keeper renews on):
+    // its sends settle and are recorded, it leaves the rooms, and every write it queued
+    // (inputs, sent records, presence, evidence) reaches the database before the release,
+    // so the next owner's load sees all of it and nothing is sent twice. What the rooms say
+    // between our leaving and the next owner's joining is in their history.
+    await Promise.all(handing.map(([room, owned]) => this.stopUnit(room, owned)));
     await this.keeper.stop();
     for (const [room] of handing) this.log.info({ room }, "handed over room");
-    await Promise.all(handing.map(([room, owned]) => this.stopUnit(room, owned)));
     await this.web?.close();
     if (this.view) {
       await this.view.sessions.close();
@@ -210,7 +216,8 @@ export class Fleet {
     const unit = this.units.get(room);
     if (!unit || this.stopping || this.keeper.holds(room) !== epoch) return;
     const claimedAt = performance.now();
-    const log = this.log.child({ room });
+    // `unit`, not `room`: the coordinator's own lines carry a `room` of their own (a phase room, say).
+    const log = this.log.child({ unit: room });
     let store: PgRoomStore;
     try {
       store = await PgRoomStore.open({
@@ -223,7 +230,7 @@ export class Fleet {
         onFailure: (err) => this.keeper.writeFailed(room, epoch, err),
       });
     } catch (err) {
-      log.error({ err, epoch }, "could not load the room's sessions from the shared database; giving the room up");
+      log.error({ err, room, epoch }, "could not load the room's sessions from the shared database; giving the room up");
       this.keeper.writeFailed(room, epoch, err);
       return;
     }
@@ -239,7 +246,7 @@ export class Fleet {
     try {
       await coordinator.start();
     } catch (err) {
-      log.error({ err, epoch }, "could not start in the room; giving it up");
+      log.error({ err, room, epoch }, "could not start in the room; giving it up");
       this.keeper.writeFailed(room, epoch, err);
       return;
     }
@@ -247,7 +254,7 @@ export class Fleet {
     this.view?.sessions.addOwned(room, coordinator.sessions);
     this.metrics.tookOver();
     log.info(
-      { epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
+      { room, epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
       "took over room",
     );
   }

@@ -51,6 +51,17 @@ export function roomUnitsOf(config: Config, instanceId: string): RoomUnit[] {
   return units;
 }
 
+/**
+ * The configuration the unit keyed `key` (its lease key, the `room` of its rows) runs with,
+ * for reading its sessions back as its coordinator rendered them (verify): a configured
+ * unit's; for a unit no longer configured, a further room's of that name (no log or phase
+ * rooms); for a key that is one of the primary unit's other rooms, the primary unit's.
+ */
+export function unitConfigOf(config: Config, key: string): Config {
+  const units = roomUnitsOf({ ...config, shared: { ...config.shared, rooms: [...config.shared.rooms, key] } }, "reader");
+  return (units.find((unit) => unit.key === key) ?? units[0]!).config;
+}
+
 /** A name for this instance when none is configured: the host, the process and a random part (unique across restarts). */
 export function defaultInstanceId(): string {
   const host = hostname().replace(/[^A-Za-z0-9.-]/g, "-").slice(0, 40) || "host";

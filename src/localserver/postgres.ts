@@ -25,7 +25,7 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { chown, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,8 +33,8 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { isRunning, killNow, waitForExit, watchOutput } from "./children.js";
 import { killChildOnExit, removeDirOnExit } from "./exit-cleanup.js";
-import { findOnPath } from "./locate.js";
 import { pickFreePort } from "./port.js";
+import { locatePostgresPrograms } from "../store/pg/programs.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -104,34 +104,7 @@ const UNIX_SOCKET_PATH_MAX = 100;
 
 /** initdb and postgres: on PATH, else the newest of Debian's /usr/lib/postgresql/<major>/bin. */
 export function locatePostgres(env: NodeJS.ProcessEnv = process.env): PostgresPrograms | undefined {
-  const initdb = findOnPath("initdb", env);
-  const postgres = findOnPath("postgres", env);
-  if (initdb && postgres) return { initdb, postgres };
-  const base = "/usr/lib/postgresql";
-  let majors: number[] = [];
-  try {
-    majors = readdirSync(base)
-      .map(Number)
-      .filter((n) => Number.isInteger(n))
-      .sort((a, b) => b - a);
-  } catch {
-    return undefined;
-  }
-  for (const major of majors) {
-    const bin = join(base, String(major), "bin");
-    const candidate = { initdb: join(bin, "initdb"), postgres: join(bin, "postgres") };
-    if (isExecutable(candidate.initdb) && isExecutable(candidate.postgres)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return locatePostgresPrograms(["initdb", "postgres"], env);
 }
 
 /** As root: the `postgres` system user (PostgreSQL refuses root); otherwise undefined (run as ourselves). */

@@ -202,11 +202,13 @@ export class RoomCatchUp {
   private settle(): void {
     const rooms = this.options.rooms();
     const protocolSettled = rooms.filter((r) => this.options.isProtocolRoom(r)).every((r) => this.options.isSettled(r) && !this.processing.has(r));
-    if (protocolSettled) this.options.releaseDeadlines();
+    // The restored tail first: a request a crash kept from going out is queued before a
+    // deadline held meanwhile can close its window.
     if (!this.firstDone && rooms.every((r) => this.options.isSettled(r) && !this.processing.has(r))) {
       this.firstDone = true;
       this.options.onFirstCaughtUp(new Set(this.carried));
       this.carried.clear();
     }
+    if (protocolSettled) this.options.releaseDeadlines();
   }
 }

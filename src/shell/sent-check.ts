@@ -113,13 +113,18 @@ export interface SessionCheck {
 /** Replays every session in the store and compares with what was sent live. */
 export function verifyStore(log: SentLog, ctx: RenderContext): SessionCheck[] {
   const trackedAfter = log.sentTrackedAfter();
-  return log.sessionIds().map((sessionId) => {
-    const events = log.eventsOf(sessionId);
-    const recorded = log.sentOf(sessionId);
-    const { expected } = replayWithSends(events, ctx);
-    const pending = new Set(unsentTail(expected, recorded, trackedAfter).map((e) => `${e.eventSeq}:${e.position}`));
-    const mismatches = compareSent(expected, recorded, trackedAfter).filter((m) => !(m.kind === "missing" && pending.has(`${m.eventSeq}:${m.position}`)));
-    const compared = expected.filter((e) => e.eventSeq > trackedAfter).length;
-    return { sessionId, matched: compared - pending.size - mismatches.filter((m) => m.kind === "missing" || m.kind === "different").length, pending: pending.size, mismatches };
-  });
+  return log.sessionIds().map((sessionId) => checkSession(sessionId, log.eventsOf(sessionId), log.sentOf(sessionId), trackedAfter, ctx));
+}
+
+/**
+ * Replays one session's events and compares with its sent-record (events at or below
+ * `trackedAfter` predate the record): what `verifyStore` does for each session, for a store
+ * read one session at a time (the shared PostgreSQL store, read asynchronously).
+ */
+export function checkSession(sessionId: string, events: readonly StoredEvent[], recorded: readonly SentRecord[], trackedAfter: number, ctx: RenderContext): SessionCheck {
+  const { expected } = replayWithSends(events, ctx);
+  const pending = new Set(unsentTail(expected, recorded, trackedAfter).map((e) => `${e.eventSeq}:${e.position}`));
+  const mismatches = compareSent(expected, recorded, trackedAfter).filter((m) => !(m.kind === "missing" && pending.has(`${m.eventSeq}:${m.position}`)));
+  const compared = expected.filter((e) => e.eventSeq > trackedAfter).length;
+  return { sessionId, matched: compared - pending.size - mismatches.filter((m) => m.kind === "missing" || m.kind === "different").length, pending: pending.size, mismatches };
 }

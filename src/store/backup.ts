@@ -4,7 +4,8 @@
  * name and renamed only once it is complete and checked, so a file at the destination is
  * always a whole backup; it is a self-contained database (rollback journal, no -wal file
  * needed), restored by stopping the coordinator and putting it in place of
- * `<dataDir>/mfr-coordinator.sqlite`.
+ * `<dataDir>/mfr-coordinator.sqlite`. (The shared PostgreSQL store's backup, by pg_dump, is
+ * pg/pg-backup.ts; it writes its file by the same rules, through `writeBackup`.)
  */
 import Database from "better-sqlite3";
 import { existsSync, renameSync, rmSync } from "node:fs";
@@ -31,16 +32,28 @@ export interface BackupResult {
  * whole backup or absent. Every failure is a BackupError; the partial file is removed.
  */
 export async function backupStore(store: SessionStore, destination: string): Promise<BackupResult> {
+  return writeBackup(destination, async (partial) => {
+    await store.copyTo(partial);
+    return checkCopy(partial);
+  });
+}
+
+/**
+ * Writes a backup file by the rules above, whatever makes it: refuses a `destination` that
+ * exists, has `write` make and check the copy at `<destination>.partial`, and renames it into
+ * place only then; a failure removes the partial file and is a BackupError. Resolves with the
+ * absolute path and what `write` said of the copy.
+ */
+export async function writeBackup<T extends object>(destination: string, write: (partial: string) => Promise<T>): Promise<T & { path: string }> {
   const path = resolve(destination);
   // Never overwrite: a rotation script that reuses a name would otherwise lose its last good copy.
   if (existsSync(path)) throw new BackupError(`${path} already exists; give a new file name (backups are never overwritten)`);
   const partial = `${path}.partial`;
   rmSync(partial, { force: true });
   try {
-    await store.copyTo(partial);
-    const counts = checkCopy(partial);
+    const checked = await write(partial);
     renameSync(partial, path);
-    return { path, ...counts };
+    return { ...checked, path };
   } catch (error) {
     rmSync(partial, { force: true });
     if (error instanceof BackupError) throw error;

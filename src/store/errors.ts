@@ -16,7 +16,9 @@ export type StoreErrorReason =
   /** A SQLite database, but some other program's: it has tables and no schema version of ours. */
   | "foreign"
   /** Read-only open of a store that does not exist (yet). */
-  | "missing";
+  | "missing"
+  /** The shared PostgreSQL database could not be reached or read (refused, no such database, a wrong password). */
+  | "unreachable";
 
 /** An open (or read) failure of the store: `reason` for code, `message` one line for the operator (line breaks are flattened). */
 export class StoreError extends Error {
@@ -45,7 +47,7 @@ function has(code: string, base: string): boolean {
 const UNWRITABLE_NODE_CODES = new Set(["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "ENOSPC", "EISDIR", "ENOENT"]);
 
 /** Which open failure an error from fs or SQLite is, or undefined for a bug to rethrow as is. */
-export function classify(error: unknown): Exclude<StoreErrorReason, "newer-schema" | "foreign" | "missing"> | undefined {
+export function classify(error: unknown): Exclude<StoreErrorReason, "newer-schema" | "foreign" | "missing" | "unreachable"> | undefined {
   const code = errorCode(error);
   if (code === undefined) return undefined;
   if (has(code, "SQLITE_NOTADB") || has(code, "SQLITE_CORRUPT")) return "corrupted";

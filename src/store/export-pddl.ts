@@ -17,21 +17,20 @@ import { Parser } from "n3";
 import { hasFormalPart, readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
 import type { Session, SessionId } from "../session/types.js";
 import { exportedStatusOf, statusLine } from "./export-status.js";
-import { ExportError, sessionToExport, writeExportFiles, type ExportResult } from "./export.js";
+import { ExportError, sessionToExport, writeExportFiles, type ExportResult, type ExportSource } from "./export.js";
 import { contributionGraphs } from "./model-trig.js";
-import type { SessionStore } from "./session-store.js";
 
 /**
  * Writes the PDDL files of a session (see the header) into `outDir` and says what was written.
  * Throws ExportError, writing nothing, for an unknown id or a model without a formal part.
  */
-export function exportSessionPddl(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+export function exportSessionPddl(store: ExportSource, sessionId: SessionId, outDir: string): ExportResult {
   const { files, notes, status } = sessionPddlFiles(store, sessionId);
   return { files: writeExportFiles(outDir, files), notes, status };
 }
 
 /** The files `exportSessionPddl` writes, as names and contents; throws ExportError when there is no formal part. */
-export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
+export function sessionPddlFiles(store: ExportSource, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
   const { session } = sessionToExport(store, sessionId);
   const notes: string[] = [];
   const model = formalModelOf(store, sessionId, session, notes);
@@ -60,7 +59,7 @@ export function sessionPddlFiles(store: SessionStore, sessionId: SessionId): { f
 }
 
 /** The formal model plans were checked against, or the one its contributions (or saved TriG) give. */
-function formalModelOf(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): FormalModel | undefined {
+function formalModelOf(store: ExportSource, sessionId: SessionId, session: Session | undefined, notes: string[]): FormalModel | undefined {
   const kept = session?.model?.formal ?? storedFormalModel(store, sessionId, session);
   if (kept !== undefined) return kept;
   if (session && Object.keys(session.contributions).length > 0) {
@@ -84,7 +83,7 @@ function formalModelOf(store: SessionStore, sessionId: SessionId, session: Sessi
 }
 
 /** The formal model the model worker stored for the session's analysis (its summary names it), if the store has it. */
-function storedFormalModel(store: SessionStore, sessionId: SessionId, session: Session | undefined): FormalModel | undefined {
+function storedFormalModel(store: ExportSource, sessionId: SessionId, session: Session | undefined): FormalModel | undefined {
   const digest = session?.model?.formalSummary?.digest;
   const json = digest === undefined ? undefined : store.blobText(sessionId, digest);
   if (json === undefined) return undefined;

@@ -8,15 +8,32 @@
  * - `<id>.events.json`     every logged input, in order (the session's whole history).
  * Works for live and archived sessions: a live one is rebuilt from its events by the core.
  * (`export --pddl` writes the model's formal part as PDDL instead: export-pddl.ts.)
+ *
+ * What an export reads of a store is an ExportSource, synchronous: the SQLite store is one,
+ * and a session of the shared PostgreSQL store loaded into memory first is another
+ * (pg/pg-store-reader.ts), so both stores' exports are written by the same code.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Session, SessionId } from "../session/types.js";
 import { exportedStatusOf, isoTime, statusLine, type ExportedStatus } from "./export-status.js";
 import { contributionsTrig } from "./model-trig.js";
-import type { Artefact, StoredEvent } from "./records.js";
+import type { Artefact, ArtefactKind, StoredEvent } from "./records.js";
 import { sessionFromEvents } from "./replay.js";
-import type { SessionStore } from "./session-store.js";
+
+/** What an export reads of a store, with the SQLite store's meaning (SessionStore is one). */
+export interface ExportSource {
+  /** Where the store is, for messages: the database file, or the database's URL with its password masked. */
+  readonly path: string;
+  /** Every event of one session, archived or not, in order. */
+  eventsOf(sessionId: SessionId): StoredEvent[];
+  /** The final state of an archived session, or undefined. */
+  archivedSession(id: SessionId): Session | undefined;
+  /** The session's artefacts, oldest first; only those of one kind if given. */
+  artefacts(sessionId: SessionId, kind?: ArtefactKind): Artefact[];
+  /** A stored text by its digest (a formal model's JSON, by the digest in its summary); undefined when the store has none. */
+  blobText(sessionId: SessionId, digest: string): string | undefined;
+}
 
 /** Why an export was refused (an unsafe or unknown id, no formal part for PDDL), in one line the CLI prints. */
 export class ExportError extends Error {
@@ -41,7 +58,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * when only events exist (its start was not logged). Refuses an id that could leave the
  * output directory and an id the store does not know.
  */
-export function sessionToExport(store: SessionStore, sessionId: SessionId): { session: Session | undefined; events: StoredEvent[] } {
+export function sessionToExport(store: ExportSource, sessionId: SessionId): { session: Session | undefined; events: StoredEvent[] } {
   if (!SAFE_ID.test(sessionId)) throw new ExportError(`"${sessionId}" is not a session id (letters, digits, ".", "_" and "-" only)`);
   const events = store.eventsOf(sessionId);
   const session = store.archivedSession(sessionId) ?? sessionFromEvents(sessionId, events);
@@ -50,7 +67,7 @@ export function sessionToExport(store: SessionStore, sessionId: SessionId): { se
 }
 
 /** The files `exportSession` writes, as names and contents (the web view serves them as downloads). */
-export function sessionExportFiles(store: SessionStore, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
+export function sessionExportFiles(store: ExportSource, sessionId: SessionId): { files: Array<[name: string, content: string]>; notes: string[]; status: string } {
   const { session, events } = sessionToExport(store, sessionId);
 
   const notes: string[] = [];
@@ -86,7 +103,7 @@ export function sessionExportFiles(store: SessionStore, sessionId: SessionId): {
  * Writes a session's four export files (see the header) into `outDir`, made if missing; files
  * of the same name are overwritten. Throws ExportError for an unsafe or unknown id, writing nothing.
  */
-export function exportSession(store: SessionStore, sessionId: SessionId, outDir: string): ExportResult {
+export function exportSession(store: ExportSource, sessionId: SessionId, outDir: string): ExportResult {
   const { files, notes, status } = sessionExportFiles(store, sessionId);
   return { files: writeExportFiles(outDir, files), notes, status };
 }
@@ -107,7 +124,7 @@ export function writeExportFiles(outDir: string, files: ReadonlyArray<[string, s
  * while the worker still saved its TriG keep that one, used unless a contribution arrived
  * after it (a fix round cut short), so the export shows the model as the session left it.
  */
-function modelTrig(store: SessionStore, sessionId: SessionId, session: Session | undefined, notes: string[]): string {
+function modelTrig(store: ExportSource, sessionId: SessionId, session: Session | undefined, notes: string[]): string {
   const saved = store.artefacts(sessionId, "model-trig").at(-1);
   const contributions = session ? Object.values(session.contributions) : [];
   const newest = Math.max(-Infinity, ...contributions.map((c) => c.receivedAt));

@@ -16,6 +16,6 @@ export { exportSession, ExportError } from "./export.js";
 export { exportSessionPddl } from "./export-pddl.js";
 export { backupStore, BackupError } from "./backup.js";
 export type { BackupResult } from "./backup.js";
-export type { ExportResult } from "./export.js";
+export type { ExportResult, ExportSource } from "./export.js";
 export { contributionGraphIri, contributionsTrig } from "./model-trig.js";
 export { replayEvents, sessionFromEvents } from "./replay.js";

@@ -12,8 +12,12 @@ const NS_RSM = "http://jabber.org/protocol/rsm";
 const NS_FORWARD = "urn:xmpp:forward:0";
 const NS_DATA = "jabber:x:data";
 
-/** Messages asked for in one page. */
-export const MAM_PAGE = 100;
+/**
+ * Messages asked for in one page. A server may cap it (Prosody at 50 unless
+ * `max_archive_query_results` is raised: docs/operating.md, "Prosody"); fewer, larger pages
+ * make a catch-up faster where each page costs in proportion to the archive.
+ */
+export const MAM_PAGE = 250;
 
 /** The query for the room's messages from `since` (epoch ms) on, after the archive id `after` when paging. */
 export function archiveQuery(queryId: string, since: number, after: string | undefined, max = MAM_PAGE): Element {

@@ -1,9 +1,12 @@
 /**
  * A coordinator profile for configuration tests: a complete agent node on a local account;
  * `agentLines` go on the agent node (each ending in ` ;`), `mfrLines` inside agent:mfrConfig.
+ * And the one-line message a configuration is refused with.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
+import { ConfigError } from "../../src/config/errors.js";
 
 let written = 0;
 
@@ -23,4 +26,17 @@ export function writeConfigProfile(dir: string, agentLines: string, mfrLines = "
 `,
   );
   return path;
+}
+
+/** The message `load` fails with: a ConfigError in one line (the test fails if it is accepted). */
+export function configErrorOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message.split("\n")).toHaveLength(1);
+    return message;
+  }
+  throw new Error("the configuration was accepted");
 }

@@ -7,6 +7,10 @@
  * more said while it was away than the room's history holds, taken in from the archive.
  * Each checks the room's transcript as an occupant saw it: nothing the coordinator said went
  * out twice (by XEP-0359 origin-id).
+ *
+ * The coordinator keeps its sessions in its data directory (SQLite) unless the scenarios are
+ * given another store: test/fleet/core-scenarios-pg.test.ts runs them on PostgreSQL, a fresh
+ * database per scene.
  */
 import { describe, expect, it } from "vitest";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
@@ -35,10 +39,21 @@ export function sentTwice(messages: readonly ReceivedMessage[], room: string): s
   return [...twice];
 }
 
+/** Where a scene's coordinator keeps its sessions, the same at every start of it. */
+export interface SceneStore {
+  /** Extra environment for the coordinator (e.g. MFR_DATABASE_URL). */
+  readonly env?: Record<string, string>;
+  /** Forgets what was recorded as sent for a session, while the coordinator is down; resolves with how many records went. */
+  forgetSentOf(coordinator: CoordinatorProcess, sessionId: string): Promise<number>;
+}
+
+/** The coordinator's own data directory (the SQLite store): the default. */
+export const DATA_DIRECTORY: SceneStore = { forgetSentOf: (coordinator, sessionId) => Promise.resolve(coordinator.forgetSentOf(sessionId)) };
+
 /**
  * A room the coordinator creates and configures, a person in it, and scripted agents that
  * have announced themselves. `restart` starts the coordinator again on the same account and
- * data directory, after `kill` or `terminate` on the current one.
+ * data directory (and store), after `kill` or `terminate` on the current one.
  */
 export async function scene(
   server: LocalProsody,
@@ -47,9 +62,10 @@ export async function scene(
   mfrConfig = WINDOWS,
   /** The server as the coordinator reaches it (through a proxy that can cut it off). */
   coordinatorVia: LocalProsody = server,
+  store: SceneStore = DATA_DIRECTORY,
 ) {
   const room = uniqueRoom(server);
-  const options: CoordinatorProcessOptions = { server: coordinatorVia, room, mfrConfig };
+  const options: CoordinatorProcessOptions = { server: coordinatorVia, room, mfrConfig, ...(store.env ? { env: store.env } : {}) };
   let coordinator = await CoordinatorProcess.start(options);
   afterThis(() => coordinator.kill());
   await coordinator.joined(room);
@@ -72,7 +88,7 @@ export async function scene(
     await coordinator.joined(room);
     return coordinator;
   };
-  return { room, human, agents, restart, coordinator: () => coordinator };
+  return { room, human, agents, restart, coordinator: () => coordinator, store };
 }
 
 /** `mfr-start` from the person; resolves with the session id once the contribution request is out. */
@@ -92,20 +108,31 @@ const caughtUp = (n: number) => (l: { msg?: unknown; caughtUp?: unknown }) => ty
 
 type AfterThis = (step: () => Promise<unknown>) => void;
 
+/** How the scenarios are run: by default, each scene's coordinator on its data directory. */
+export interface ScenarioOptions {
+  /** A store of its own for each scene (called once per scene). */
+  store?: () => Promise<SceneStore>;
+}
+
 /** A core scenario: what it shows, and the test itself against a running server. */
 export interface CoreScenario {
   title: string;
-  run: (server: LocalProsody, afterThis: AfterThis) => Promise<void>;
+  run: (server: LocalProsody, afterThis: AfterThis, options?: ScenarioOptions) => Promise<void>;
+}
+
+/** A scenario's scene: the default windows, on the scenario's store. */
+async function sceneOf(server: LocalProsody, afterThis: AfterThis, scripts: Record<string, AgentScript>, options: ScenarioOptions = {}) {
+  return scene(server, afterThis, scripts, WINDOWS, server, options.store ? await options.store() : DATA_DIRECTORY);
 }
 
 export const CORE_SCENARIOS = {
   fixRound: {
     title: "a session with a fix round: the responsible agent is asked to fix, fixes, and the session is solved",
-    run: async (server, afterThis) => {
-      const { room, human, agents, coordinator } = await scene(server, afterThis, {
+    run: async (server, afterThis, options?) => {
+      const { room, human, agents, coordinator } = await sceneOf(server, afterThis, {
         modeler: { contribution: (round) => (round === 1 ? MODELER_TURTLE : undefined), solution: () => GOOD_SOLUTION },
         planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE_BROKEN : PLANNER_TURTLE), solution: () => GOOD_SOLUTION },
-      });
+      }, options);
       const sessionId = await start(human, room);
       const first = await human.waitForMessage(negotiation("ModelValidationResult", sessionId), 10_000);
       expect(json(first).conforms).toBe(false);
@@ -136,11 +163,11 @@ export const CORE_SCENARIOS = {
   },
   sigtermRestart: {
     title: "SIGTERM mid-session and start again: what arrived before is kept, the session ends solved, nothing is sent twice",
-    run: async (server, afterThis) => {
-      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
+    run: async (server, afterThis, options?) => {
+      const { room, human, agents, restart, coordinator } = await sceneOf(server, afterThis, {
         modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
         planner: { solution: () => GOOD_SOLUTION },
-      });
+      }, options);
       const sessionId = await start(human, room);
       await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
       const { code } = await coordinator().terminate();
@@ -160,13 +187,13 @@ export const CORE_SCENARIOS = {
   },
   killInFixRound: {
     title: "kill -9 during a fix round and start again: the fix received before is kept, the round is not asked again, nothing is sent twice",
-    run: async (server, afterThis) => {
+    run: async (server, afterThis, options?) => {
       const modelerBroken = MODELER_TURTLE.replace('mfr:entityType "Vehicle" ; ', "");
-      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
+      const { room, human, agents, restart, coordinator } = await sceneOf(server, afterThis, {
         // Round 1: both break a rule. Round 2: the modeler fixes at once; the planner is silent until after the kill.
         modeler: { contribution: (round) => (round === 1 ? modelerBroken : MODELER_TURTLE), solution: () => GOOD_SOLUTION },
         planner: { contribution: (round) => (round === 1 ? PLANNER_TURTLE.replace('mfr:constraintType "resource" ; ', "") : undefined), solution: () => GOOD_SOLUTION },
-      });
+      }, options);
       const sessionId = await start(human, room);
       const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest")(m) && json(m).round === 2, 10_000);
       expect(Object.keys(json(fix).issues as object).sort()).toEqual(["modeler", "planner"]);
@@ -188,11 +215,11 @@ export const CORE_SCENARIOS = {
   },
   catchUp: {
     title: "kill -9 in the contribution window: a contribution said while it was down is in the model, acknowledged once",
-    run: async (server, afterThis) => {
-      const { room, human, agents, restart, coordinator } = await scene(server, afterThis, {
+    run: async (server, afterThis, options?) => {
+      const { room, human, agents, restart, coordinator } = await sceneOf(server, afterThis, {
         modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
         planner: { solution: () => GOOD_SOLUTION },
-      });
+      }, options);
       const sessionId = await start(human, room);
       await agents.modeler?.peer.waitForMessage(toldPrivately(room, "Contribution received"));
       await coordinator().kill();
@@ -226,9 +253,9 @@ export const CORE_SCENARIOS = {
   },
   restoredTail: {
     title: "kill -9 between sending and recording: what the room carries is not sent again, a body-less message included",
-    run: async (server, afterThis) => {
+    run: async (server, afterThis, options?) => {
       // One agent contributes a sound model: a ModelValidationResult without a body, then the SolutionRequest.
-      const { room, human, restart, coordinator } = await scene(server, afterThis, { modeler: { contribution: () => MODELER_TURTLE + PLANNER_TURTLE } });
+      const { room, human, restart, coordinator, store } = await sceneOf(server, afterThis, { modeler: { contribution: () => MODELER_TURTLE + PLANNER_TURTLE } }, options);
       const sessionId = await start(human, room);
       await human.waitForMessage(negotiation("SolutionRequest"), 10_000);
       const result = human.messages.find(negotiation("ModelValidationResult"));
@@ -237,7 +264,7 @@ export const CORE_SCENARIOS = {
       await sleep(300); // its sent records are written just after the room has the stanzas
       await c.kill();
       // The stanzas reached the room, but the kill came before they were recorded as sent.
-      expect(c.forgetSentOf(sessionId)).toBeGreaterThanOrEqual(3);
+      expect(await store.forgetSentOf(c, sessionId)).toBeGreaterThanOrEqual(3);
       const back = await restart();
       await back.waitForLog((l) => l.msg === "not sent again: the room's history shows these went out before the crash", 10_000);
       await sleep(500);
@@ -248,8 +275,8 @@ export const CORE_SCENARIOS = {
   },
   archivePastHistory: {
     title: "from the room's archive, more than its history length: 230 lines said while the coordinator was away are all taken in",
-    run: async (server, afterThis) => {
-      const { room, human, restart, coordinator } = await scene(server, afterThis, {});
+    run: async (server, afterThis, options?) => {
+      const { room, human, restart, coordinator } = await sceneOf(server, afterThis, {}, options);
       await human.sendGroupchat(room, { body: "a line before the kill" });
       await sleep(300);
       await coordinator().kill();
@@ -264,9 +291,20 @@ export const CORE_SCENARIOS = {
   },
 } satisfies Record<string, CoreScenario>;
 
+/** How `coreScenarios` registers them: on another store, and which not to run there (each with the reason, shown in the skipped test's title). */
+export interface CoreScenariosOptions extends ScenarioOptions {
+  /** The describe block's title; "core scenarios" by default. */
+  title?: string;
+  skip?: Partial<Record<keyof typeof CORE_SCENARIOS, string>>;
+}
+
 /** Registers every core scenario against the server `server()` returns (inside tests). */
-export function coreScenarios(server: () => LocalProsody, afterThis: AfterThis): void {
-  describe("core scenarios", () => {
-    for (const scenario of Object.values(CORE_SCENARIOS)) it(scenario.title, () => scenario.run(server(), afterThis));
+export function coreScenarios(server: () => LocalProsody, afterThis: AfterThis, options: CoreScenariosOptions = {}): void {
+  describe(options.title ?? "core scenarios", () => {
+    for (const [key, scenario] of Object.entries(CORE_SCENARIOS) as Array<[keyof typeof CORE_SCENARIOS, CoreScenario]>) {
+      const skipped = options.skip?.[key];
+      if (skipped !== undefined) it.skip(`${scenario.title} (not here: ${skipped})`, () => undefined);
+      else it(scenario.title, () => scenario.run(server(), afterThis, options));
+    }
   });
 }

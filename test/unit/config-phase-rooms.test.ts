@@ -8,11 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
 import { describeConfig, loadConfig, type Environment } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
 import { renderContextOf } from "../../src/shell/outgoing.js";
-import { writeConfigProfile } from "../support/config-profile.js";
+import { configErrorOf, writeConfigProfile } from "../support/config-profile.js";
 
 const PRIMARY = "mfr@conference.example";
 const LOG = "mfr-log@conference.example";
@@ -37,15 +36,7 @@ function load(path: string, env: Environment = {}): Config {
 
 /** The one-line message loading fails with. */
 function failure(path: string, env: Environment = {}): string {
-  try {
-    load(path, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message.split("\n")).toHaveLength(1);
-    return message;
-  }
-  throw new Error("the configuration was accepted");
+  return configErrorOf(() => load(path, env));
 }
 
 const rooms = (construct: string, validate: string, reason: string) =>

@@ -7,10 +7,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
 import { describeConfig, loadConfig, type Environment } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
-import { writeConfigProfile } from "../support/config-profile.js";
+import { configErrorOf, writeConfigProfile } from "../support/config-profile.js";
 
 let dir: string;
 const TOKEN = "a-web-view-token-0123456789";
@@ -27,16 +26,9 @@ function load(path: string, env: Environment = {}, secrets?: string): Config {
   return loadConfig({ profile: path, ...(secrets ? { secrets } : {}) }, { XMPP_PASSWORD: "pw", ...env }, dir);
 }
 
+/** The one-line message loading fails with. */
 function failure(path: string, env: Environment = {}): string {
-  try {
-    load(path, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message.split("\n")).toHaveLength(1);
-    return message;
-  }
-  throw new Error("expected a configuration error");
+  return configErrorOf(() => load(path, env));
 }
 
 describe("web view configuration", () => {

@@ -249,15 +249,7 @@ async function migrateLocked(client: PoolClient, migrations: readonly Migration[
        applied_at timestamptz NOT NULL DEFAULT now()
      )`,
   );
-  const from = await schemaVersionOf(client);
-  if (from > codeVersion) throw new SchemaTooNewError(from, codeVersion);
-  const recorded = await client.query<{ version: number; name: string }>(
-    `SELECT version, name FROM ${SCHEMA_TABLE} ORDER BY version`,
-  );
-  for (const { version, name } of recorded.rows) {
-    const known = migrations[version - 1];
-    if (known?.name !== name) throw new SchemaMismatchError(version, name, known?.name ?? "(none)");
-  }
+  const from = await checkSchema(client, migrations);
   const applied: number[] = [];
   for (const migration of migrations.slice(from)) {
     await client.query(migration.sql);
@@ -265,6 +257,23 @@ async function migrateLocked(client: PoolClient, migrations: readonly Migration[
     applied.push(migration.version);
   }
   return { from, to: codeVersion, applied };
+}
+
+/**
+ * The version of the database's schema (0: none yet), once it is known to be one these
+ * migrations made: throws SchemaTooNewError when the database is ahead of them, and
+ * SchemaMismatchError when a migration it applied is not theirs of that version. Reads only.
+ */
+export async function checkSchema(client: Pick<PoolClient, "query">, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  const version = await schemaVersionOf(client);
+  if (version > migrations.length) throw new SchemaTooNewError(version, migrations.length);
+  if (version === 0) return 0;
+  const recorded = await client.query<{ version: number; name: string }>(`SELECT version, name FROM ${SCHEMA_TABLE} ORDER BY version`);
+  for (const { version: applied, name } of recorded.rows) {
+    const known = migrations[applied - 1];
+    if (known?.name !== name) throw new SchemaMismatchError(applied, name, known?.name ?? "(none)");
+  }
+  return version;
 }
 
 /** The newest migration a database has applied (0 when none, or when it has no schema table yet). */

@@ -17,14 +17,15 @@
  *  - Pruning removes archived sessions of this room by age and by count, as the SQLite
  *    store's `prune`, in one fenced transaction; a session with live events is never touched.
  *
- * Tables: migrations 2 and 3 in migrations.ts. Not yet here (the SQLite store has them):
- * blobs, presence and agent evidence.
+ * Its reads are PgRoomReader's (pg-room-reader.ts). Tables: migrations 2 and 3 in
+ * migrations.ts. Not yet here (the SQLite store has them): blobs, presence and agent
+ * evidence.
  */
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import type { SessionJournal } from "../../shell/host/journal.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
-import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "../records.js";
+import { archivedForm, archiveRecordOf, isCompletionStatus } from "../records.js";
 import type {
   ArchivedSession,
   ArchivedSummary,
@@ -35,6 +36,7 @@ import type {
   SentRecord,
   StoredEvent,
 } from "../records.js";
+import { numberOf, PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
 
@@ -137,6 +139,22 @@ export function asyncJournalOf(store: SyncJournalWithReplay): AsyncSessionJourna
   };
 }
 
+/**
+ * One write as a step of a transaction: run on the transaction's client, after the fence
+ * (withFence) and before the commit. A PgJournal runs each of its writes as a transaction of
+ * its own; the room store (pg-room-store.ts) runs several in one, in order.
+ */
+export type WriteOp<T> = (tx: pg.ClientBase) => Promise<T>;
+
+/** Records the keys of a message heard in a room (a key already there keeps its first instant). */
+export async function insertHeard(tx: pg.ClientBase, heard: HeardRecord): Promise<void> {
+  if (heard.keys.length === 0) return;
+  await tx.query(
+    "INSERT INTO journal_heard (room, key, at) SELECT $1, key, $3 FROM unnest($2::text[]) AS key ON CONFLICT (room, key) DO NOTHING",
+    [heard.room, [...heard.keys], heard.at],
+  );
+}
+
 /** Where a PgJournal writes: its database, and the room unit it owns at `epoch`. */
 export interface PgJournalOptions {
   readonly pool: pg.Pool;
@@ -153,37 +171,13 @@ export interface PgJournalOptions {
   readonly heardRooms?: readonly string[];
 }
 
-interface EventRow {
-  seq: string;
-  session_id: string;
-  at: string;
-  input: Input;
-}
-
-interface SummaryRow {
-  id: string;
-  problem: string;
-  status: string;
-  started_at: string;
-  completed_at: string;
-}
-
-/** A bigint column read as text, as a number: refused when beyond the safe integers. */
-function numberOf(text: string, what: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new RangeError(`${what} ${text} is not a safe integer`);
-  return value;
-}
-
 /**
  * The session journal of one room unit on PostgreSQL, for the instance that owns the room
- * at `epoch` (see the module comment for the rules it keeps). Reads are not fenced: they
- * see what was committed, whoever owns the room now.
+ * at `epoch` (see the module comment for the rules it keeps). Its reads are PgRoomReader's
+ * (pg-room-reader.ts), not fenced: they see what was committed, whoever owns the room now.
  */
-export class PgJournal implements AsyncSessionJournal {
-  readonly room: string;
+export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
   readonly epoch: number;
-  private readonly pool: pg.Pool;
   private readonly now: () => number;
   private readonly heardRooms: readonly string[];
   /**
@@ -196,8 +190,7 @@ export class PgJournal implements AsyncSessionJournal {
   private appends: Promise<unknown> = Promise.resolve();
 
   constructor(options: PgJournalOptions) {
-    this.pool = options.pool;
-    this.room = options.room;
+    super(options.pool, options.room);
     this.epoch = options.epoch;
     this.now = options.now ?? Date.now;
     this.heardRooms = options.heardRooms ?? [options.room];
@@ -210,71 +203,57 @@ export class PgJournal implements AsyncSessionJournal {
    * store. Rejects with FencedOut, writing nothing, once another instance owns the room.
    */
   append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
-    if (input.sessionId !== sessionId) {
-      return Promise.reject(new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`));
+    let op: WriteOp<number>;
+    try {
+      op = this.appendOp(sessionId, input, at, heard);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (heard !== undefined && !this.heardRooms.includes(heard.room)) {
-      return Promise.reject(new TypeError(`append: heard record is for room ${heard.room}, not one of room ${this.room}'s`));
-    }
-    // JSON drops properties whose value is undefined, as in the SQLite store.
-    const text = JSON.stringify(input);
-    const next = this.appends.then(() =>
-      this.fenced(async (tx) => {
-        if (heard !== undefined) {
-          for (const key of heard.keys) {
-            await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [
-              heard.room,
-              key,
-              heard.at,
-            ]);
-          }
-        }
-        const result = await tx.query<{ seq: string }>(
-          `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
-           VALUES ($1, $2, $3, $4,
-             $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
-             $5, $6::json)
-           RETURNING seq::text AS seq`,
-          [this.room, sessionId, input.kind, at, this.epoch, text],
-        );
-        return numberOf(result.rows[0]!.seq, "sequence number");
-      }),
-    );
+    const next = this.appends.then(() => this.fenced(op));
     // The chain goes on after a failed append too; the caller sees the failure through `next`.
     this.appends = next.catch(() => undefined);
     return next;
   }
 
+  /**
+   * The append as a step of a transaction the caller runs, fenced (PgRoomStore batches
+   * several into one commit). Checks its arguments now: throws a TypeError for an input of
+   * another session or a heard record of a room not the unit's.
+   */
+  appendOp(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): WriteOp<number> {
+    if (input.sessionId !== sessionId) throw new TypeError(`append: input is for session ${input.sessionId}, not ${sessionId}`);
+    if (heard !== undefined && !this.heardRooms.includes(heard.room)) {
+      throw new TypeError(`append: heard record is for room ${heard.room}, not one of room ${this.room}'s`);
+    }
+    // JSON drops properties whose value is undefined, as in the SQLite store.
+    const text = JSON.stringify(input);
+    return async (tx) => {
+      if (heard !== undefined) await insertHeard(tx, heard);
+      const result = await tx.query<{ seq: string }>(
+        `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
+         VALUES ($1, $2, $3, $4,
+           $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
+           $5, $6::json)
+         RETURNING seq::text AS seq`,
+        [this.room, sessionId, input.kind, at, this.epoch, text],
+      );
+      return numberOf(result.rows[0]!.seq, "sequence number");
+    };
+  }
+
   /** Records a stanza handed to the connection, fenced like every write. */
   async recordSent(record: SentRecord): Promise<void> {
-    await this.fenced(async (tx) => {
+    await this.fenced(this.recordSentOp(record));
+  }
+
+  /** `recordSent` as a step of a fenced transaction the caller runs. */
+  recordSentOp(record: SentRecord): WriteOp<void> {
+    return async (tx) => {
       await tx.query(
         "INSERT INTO journal_sent (room, session_id, event_seq, position, at, digest, what) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         [this.room, record.sessionId, record.eventSeq, record.position, record.at, record.digest, record.what],
       );
-    });
-  }
-
-  /** The session's sent records in this room, in the order they were recorded. */
-  async sentOf(sessionId: SessionId): Promise<SentRecord[]> {
-    const result = await this.pool.query<{ session_id: string; event_seq: string; position: number; at: string; digest: string; what: string }>(
-      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what
-       FROM journal_sent WHERE room = $1 AND session_id = $2 ORDER BY seq`,
-      [this.room, sessionId],
-    );
-    return result.rows.map((r) => ({
-      sessionId: r.session_id,
-      eventSeq: numberOf(r.event_seq, "event sequence number"),
-      position: r.position,
-      at: numberOf(r.at, "instant"),
-      digest: r.digest,
-      what: r.what,
-    }));
-  }
-
-  /** 0: this journal recorded sends from its first event (there is no older history to spare). */
-  sentTrackedAfter(): Promise<number> {
-    return Promise.resolve(0);
+    };
   }
 
   /**
@@ -282,11 +261,16 @@ export class PgJournal implements AsyncSessionJournal {
    * fenced transaction; archiving the same id again replaces it. Refuses a running session.
    */
   async archive(session: Session): Promise<void> {
+    await this.fenced(this.archiveOp(session));
+  }
+
+  /** `archive` as a step of a fenced transaction the caller runs; refuses a running session now (TypeError). */
+  archiveOp(session: Session): WriteOp<void> {
     const record: ArchivedSession = archiveRecordOf(session);
     if (!isCompletionStatus(record.status)) throw new TypeError(`archive: unknown completion status ${String(record.status)}`);
     const text = JSON.stringify(archivedForm(record.session));
     const archivedAt = this.now();
-    await this.fenced(async (tx) => {
+    return async (tx) => {
       await tx.query(
         `INSERT INTO journal_archived (room, id, problem, status, started_at, completed_at, archived_at, session)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json)
@@ -296,93 +280,7 @@ export class PgJournal implements AsyncSessionJournal {
         [this.room, record.id, record.problem, record.status, record.startedAt, record.completedAt, archivedAt, text],
       );
       await tx.query("UPDATE journal_events SET live = false WHERE room = $1 AND session_id = $2 AND live", [this.room, record.id]);
-    });
-  }
-
-  /** The final state of a session archived in this room, or undefined. */
-  async archivedSession(id: SessionId): Promise<Session | undefined> {
-    const result = await this.pool.query<{ session: Session }>("SELECT session FROM journal_archived WHERE room = $1 AND id = $2", [this.room, id]);
-    const row = result.rows[0];
-    return row ? fromArchivedForm(row.session) : undefined;
-  }
-
-  /**
-   * This room's archived sessions, newest start first (ties by id, descending), at most
-   * `limit` (a whole number ≥ 0, else RangeError); with `before`, only those started strictly
-   * before it, as the SQLite store pages. A bare number is the limit. As in the SQLite
-   * store, `before` is an instant, not a position: sessions that share the start instant of
-   * a page's last one and fall beyond that page are not on the next page either.
-   */
-  async listArchived(options: ListArchivedOptions | number): Promise<ArchivedSummary[]> {
-    const { limit, before } = typeof options === "number" ? { limit: options, before: undefined } : options;
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`listArchived: limit must be a whole number ≥ 0, got ${limit}`);
-    if (before !== undefined && !Number.isFinite(before)) throw new RangeError(`listArchived: before must be a finite instant, got ${before}`);
-    // Ids compare by code point (COLLATE "C"), as SQLite compares text.
-    const result = await this.pool.query<SummaryRow>(
-      `SELECT id, problem, status, started_at::text AS started_at, completed_at::text AS completed_at
-       FROM journal_archived AS a WHERE room = $1 AND ($3::double precision IS NULL OR a.started_at < $3::double precision)
-       ORDER BY a.started_at DESC, a.id COLLATE "C" DESC LIMIT $2`,
-      [this.room, limit, before ?? null],
-    );
-    return result.rows.map((row) => {
-      if (!isCompletionStatus(row.status)) throw new Error(`archived session ${row.id} of room ${this.room} has unknown status ${row.status}`);
-      return {
-        id: row.id,
-        problem: row.problem,
-        status: row.status,
-        startedAt: numberOf(row.started_at, "instant"),
-        completedAt: numberOf(row.completed_at, "instant"),
-      };
-    });
-  }
-
-  /**
-   * Whether the id was ever used, in ANY room of the database (logged or archived): ids are
-   * chosen by several instances, so a new one must avoid every room's.
-   */
-  async knows(id: SessionId): Promise<boolean> {
-    const result = await this.pool.query(
-      "SELECT 1 FROM journal_events WHERE session_id = $1 UNION ALL SELECT 1 FROM journal_archived WHERE id = $1 LIMIT 1",
-      [id],
-    );
-    return result.rows.length > 0;
-  }
-
-  /** This room's events of sessions not archived, in sequence (append) order, each with its `at`. */
-  async liveEvents(): Promise<StoredEvent[]> {
-    // Ordered by the bigint column, not by the text it is read as ("10" sorts before "9").
-    const result = await this.pool.query<EventRow>(
-      `SELECT seq::text AS seq, session_id, at::text AS at, input
-       FROM journal_events AS e WHERE room = $1 AND live ORDER BY e.seq`,
-      [this.room],
-    );
-    return result.rows.map((row) => this.eventOf(row));
-  }
-
-  /** Whether a message with any of these keys was taken in from `room` before. */
-  async heardBefore(room: string, keys: readonly string[]): Promise<boolean> {
-    if (keys.length === 0) return false;
-    const result = await this.pool.query("SELECT 1 FROM journal_heard WHERE room = $1 AND key = ANY($2::text[]) LIMIT 1", [room, [...keys]]);
-    return result.rows.length > 0;
-  }
-
-  /** One session's events in this room, archived or not, in sequence order. */
-  async eventsOf(sessionId: SessionId): Promise<StoredEvent[]> {
-    const result = await this.pool.query<EventRow>(
-      `SELECT seq::text AS seq, session_id, at::text AS at, input
-       FROM journal_events AS e WHERE room = $1 AND session_id = $2 ORDER BY e.seq`,
-      [this.room, sessionId],
-    );
-    return result.rows.map((row) => this.eventOf(row));
-  }
-
-  /** Every session id with events in this room, archived or live, in code-point order (as SQLite sorts text). */
-  async sessionIds(): Promise<SessionId[]> {
-    const result = await this.pool.query<{ session_id: string }>(
-      `SELECT DISTINCT session_id COLLATE "C" AS session_id FROM journal_events WHERE room = $1 ORDER BY 1`,
-      [this.room],
-    );
-    return result.rows.map((row) => row.session_id);
+    };
   }
 
   /**
@@ -391,31 +289,20 @@ export class PgJournal implements AsyncSessionJournal {
    * writing nothing, once another instance owns the room.
    */
   async saveArtefact(sessionId: SessionId, kind: ArtefactKind, content: string): Promise<number> {
+    return this.fenced(this.saveArtefactOp(sessionId, kind, content));
+  }
+
+  /** `saveArtefact` as a step of a fenced transaction the caller runs (its instant is read now). */
+  saveArtefactOp(sessionId: SessionId, kind: ArtefactKind, content: string): WriteOp<number> {
     const at = this.now();
-    return this.fenced(async (tx) => {
+    return async (tx) => {
       const result = await tx.query<{ id: string }>(
         `INSERT INTO journal_artefacts (room, session_id, kind, at, epoch, content)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
         [this.room, sessionId, kind, at, this.epoch, content],
       );
       return numberOf(result.rows[0]!.id, "artefact id");
-    });
-  }
-
-  /** The session's artefacts in this room, oldest (first saved) first; only those of `kind` if given. */
-  async artefacts(sessionId: SessionId, kind?: ArtefactKind): Promise<Artefact[]> {
-    const result = await this.pool.query<{ id: string; session_id: string; kind: string; at: string; content: string }>(
-      `SELECT id::text AS id, session_id, kind, at::text AS at, content FROM journal_artefacts AS a
-       WHERE room = $1 AND session_id = $2 AND ($3::text IS NULL OR kind = $3) ORDER BY a.id`,
-      [this.room, sessionId, kind ?? null],
-    );
-    return result.rows.map((row) => ({
-      id: numberOf(row.id, "artefact id"),
-      sessionId: row.session_id,
-      kind: row.kind,
-      at: numberOf(row.at, "instant"),
-      content: row.content,
-    }));
+    };
   }
 
   /**
@@ -427,12 +314,17 @@ export class PgJournal implements AsyncSessionJournal {
    * room. Resolves with how many sessions went.
    */
   async prune(options: PruneOptions): Promise<number> {
+    return this.fenced(this.pruneOp(options));
+  }
+
+  /** `prune` as a step of a fenced transaction the caller runs; checks its options now (RangeError). */
+  pruneOp(options: PruneOptions): WriteOp<number> {
     const { maxAgeMs, maxCount, now } = options;
     if (maxAgeMs !== undefined && !(maxAgeMs >= 0)) throw new RangeError(`prune: maxAgeMs must be ≥ 0, got ${maxAgeMs}`);
     if (maxCount !== undefined && !(Number.isInteger(maxCount) && maxCount >= 0)) throw new RangeError(`prune: maxCount must be a whole number ≥ 0, got ${maxCount}`);
     if (!Number.isFinite(now)) throw new RangeError(`prune: now must be a finite instant, got ${now}`);
     const cutoff = maxAgeMs === undefined ? null : now - maxAgeMs;
-    return this.fenced(async (tx) => {
+    return async (tx) => {
       await tx.query("DELETE FROM journal_heard WHERE room = ANY($1::text[]) AND at < $2::double precision", [[...this.heardRooms], now - HEARD_KEPT_MS]);
       const doomed = await tx.query<{ id: string }>(
         `SELECT a.id FROM journal_archived AS a
@@ -452,16 +344,7 @@ export class PgJournal implements AsyncSessionJournal {
       await tx.query("DELETE FROM journal_artefacts WHERE room = $1 AND session_id = ANY($2::text[])", [this.room, ids]);
       await tx.query("DELETE FROM journal_archived WHERE room = $1 AND id = ANY($2::text[])", [this.room, ids]);
       return ids.length;
-    });
-  }
-
-  /** An event row as a StoredEvent; a row that is not an input of its session is reported, never replayed. */
-  private eventOf(row: EventRow): StoredEvent {
-    const input = row.input;
-    if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id) {
-      throw new Error(`event ${row.seq} of room ${this.room} is not an input of session ${row.session_id}`);
-    }
-    return { seq: numberOf(row.seq, "sequence number"), sessionId: row.session_id, at: numberOf(row.at, "instant"), input };
+    };
   }
 
   /** Runs `fn` in a transaction fenced by this journal's room and epoch, on a connection of its own. */

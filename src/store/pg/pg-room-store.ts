@@ -9,8 +9,9 @@
  *    presence, the newest archived sessions, the agent evidence, and every session id in the
  *    database. While this instance holds the lease, nobody else writes the unit's rows
  *    (every write is fenced by the epoch), so memory and database cannot drift apart.
- *  - Writes go to memory at once and to the database through ONE queue, each in its own
- *    transaction fenced by the lease's epoch, in call order. An append returns a Promise
+ *  - Writes go to memory at once and to the database through ONE queue, in call order, in
+ *    transactions fenced by the lease's epoch: what is queued while a transaction is under
+ *    way is committed together in the next (a group commit). An append returns a Promise
  *    that resolves once the input is durable; the host carries out the input's effects only
  *    then (SessionHost.apply). A message noted as heard is heard at once, so the catch-up
  *    does not take it in twice while its write is on the way.
@@ -29,7 +30,8 @@ import type { CoordinatorStore } from "../../wiring/coordinator-store.js";
 import { MAX_EVIDENCE_ROWS } from "../agent-evidence.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../records.js";
-import { PgJournal } from "./pg-journal.js";
+import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
+import { PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
 
@@ -59,6 +61,17 @@ export interface PgRoomStoreOptions {
   readonly onFailure: (err: unknown) => void;
 }
 
+/** Most writes committed in one transaction. */
+const MAX_BATCH = 200;
+
+/** A write waiting for its transaction. */
+interface PendingWrite {
+  readonly what: string;
+  readonly op: WriteOp<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 interface HeardRoom {
   /** Key → the instant it counted at. */
   readonly keys: Map<string, number>;
@@ -75,7 +88,10 @@ export class PgRoomStore implements CoordinatorStore {
   private readonly epoch: number;
   private readonly log: Logger;
   private readonly onFailure: (err: unknown) => void;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Writes not yet in a transaction, in call order. */
+  private readonly pending: PendingWrite[] = [];
+  /** The flush under way, if any. */
+  private flushing: Promise<void> | undefined;
   private failure: unknown;
   private failed = false;
   private closed = false;
@@ -105,7 +121,7 @@ export class PgRoomStore implements CoordinatorStore {
     const { pool, unit } = options;
     const rooms = [...new Set([unit, ...options.rooms])];
     const now = (options.now ?? Date.now)();
-    const reader = new PgJournal({ pool, room: unit, epoch: options.epoch });
+    const reader = new PgRoomReader(pool, unit);
     const events = await reader.liveEvents();
     const liveIds = [...new Set(events.map((e) => e.sessionId))];
     const sent = new Map<SessionId, SentRecord[]>();
@@ -127,7 +143,8 @@ export class PgRoomStore implements CoordinatorStore {
     const known = new Set(ids.rows.map((row) => row.id));
     const summaries = await reader.listArchived(ARCHIVE_LISTED);
     const whole = new Map<SessionId, Session>();
-    for (const summary of summaries.slice(0, ARCHIVE_KEPT_WHOLE)) {
+    // Oldest first, as `archive` adds them: the oldest kept whole is the first to make room.
+    for (const summary of summaries.slice(0, ARCHIVE_KEPT_WHOLE).reverse()) {
       const session = await reader.archivedSession(summary.id);
       if (session) whole.set(summary.id, session);
     }
@@ -141,7 +158,13 @@ export class PgRoomStore implements CoordinatorStore {
   append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
     this.known.add(sessionId);
     if (heard) this.noteHeard(heard);
-    return this.write("append", () => this.journal.append(sessionId, input, at, heard));
+    let op: WriteOp<number>;
+    try {
+      op = this.journal.appendOp(sessionId, input, at, heard);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.write("append", op);
   }
 
   /** Notes a stanza handed to the connection: in memory now, in the database in queue order. */
@@ -149,7 +172,7 @@ export class PgRoomStore implements CoordinatorStore {
     const list = this.sent.get(record.sessionId) ?? [];
     list.push(record);
     this.sent.set(record.sessionId, list);
-    void this.write("sent record", () => this.journal.recordSent(record)).catch(() => undefined);
+    void this.write("sent record", this.journal.recordSentOp(record)).catch(() => undefined);
   }
 
   /** What was recorded as sent for a session (loaded at takeover for the live ones, and since). */
@@ -171,16 +194,17 @@ export class PgRoomStore implements CoordinatorStore {
     this.summaries.unshift(summary);
     this.summaries.sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     if (this.summaries.length > ARCHIVE_LISTED) this.summaries.length = ARCHIVE_LISTED;
+    this.whole.delete(record.id);
     this.whole.set(record.id, session);
     // The oldest kept whole goes first (a Map keeps insertion order).
     while (this.whole.size > ARCHIVE_KEPT_WHOLE) this.whole.delete(this.whole.keys().next().value as string);
     this.sent.delete(record.id);
-    void this.write("archive", () => this.journal.archive(session)).catch(() => undefined);
+    void this.write("archive", this.journal.archiveOp(session)).catch(() => undefined);
   }
 
   /** Keeps an artefact export reads (queued; nothing of it is read back by the owner). */
   saveArtefact(sessionId: string, kind: string, content: string): void {
-    void this.write("artefact", () => this.journal.saveArtefact(sessionId, kind, content)).catch(() => undefined);
+    void this.write("artefact", this.journal.saveArtefactOp(sessionId, kind, content)).catch(() => undefined);
   }
 
   /** An archived session of the unit, among the newest ARCHIVE_KEPT_WHOLE (older ones: `export`, or the database). */
@@ -214,13 +238,7 @@ export class PgRoomStore implements CoordinatorStore {
   /** Notes a message taken in that became no input: heard at once, written in queue order. */
   recordHeard(heard: HeardRecord): void {
     this.noteHeard(heard);
-    void this.write("heard", () =>
-      this.fenced(async (tx) => {
-        for (const key of heard.keys) {
-          await tx.query("INSERT INTO journal_heard (room, key, at) VALUES ($1, $2, $3) ON CONFLICT (room, key) DO NOTHING", [heard.room, key, heard.at]);
-        }
-      }),
-    ).catch(() => undefined);
+    void this.write("heard", (tx) => insertHeard(tx, heard)).catch(() => undefined);
   }
 
   /** The instant the newest message taken in from the room counted at: where the next catch-up starts. */
@@ -232,11 +250,9 @@ export class PgRoomStore implements CoordinatorStore {
   markPresent(room: string, at: number): void {
     const until = Math.max(at, this.presence.get(room) ?? at);
     this.presence.set(room, until);
-    void this.write("presence", () =>
-      this.fenced((tx) =>
-        tx.query("INSERT INTO room_presence (room, until) VALUES ($1, $2) ON CONFLICT (room) DO UPDATE SET until = GREATEST(room_presence.until, EXCLUDED.until)", [room, until]),
-      ),
-    ).catch(() => undefined);
+    void this.write("presence", async (tx) => {
+      await tx.query("INSERT INTO room_presence (room, until) VALUES ($1, $2) ON CONFLICT (room) DO UPDATE SET until = GREATEST(room_presence.until, EXCLUDED.until)", [room, until]);
+    }).catch(() => undefined);
   }
 
   /** Until when some owner heard the room. */
@@ -254,8 +270,7 @@ export class PgRoomStore implements CoordinatorStore {
   /** Writes a batch of agent evidence (shared by every instance) in one fenced transaction, in queue order. */
   saveEvidenceRows(rows: readonly EvidenceRow[]): void {
     const copy = [...rows];
-    void this.write("evidence", () =>
-      this.fenced(async (tx) => {
+    void this.write("evidence", async (tx) => {
         for (const row of copy) {
           await tx.query(
             `INSERT INTO agent_evidence (identity, kind, nick, first_seen, last_seen, contributions, proposals)
@@ -265,8 +280,7 @@ export class PgRoomStore implements CoordinatorStore {
             [row.identity, row.kind, row.nick, row.firstSeen, row.lastSeen, row.contributions, row.proposals],
           );
         }
-      }),
-    ).catch(() => undefined);
+    }).catch(() => undefined);
   }
 
   // ---- health and retention ---------------------------------------------------------------
@@ -287,31 +301,43 @@ export class PgRoomStore implements CoordinatorStore {
     for (const entry of this.heard.values()) {
       for (const [key, at] of entry.keys) if (at < options.now - HEARD_KEPT_MS) entry.keys.delete(key);
     }
-    return this.write("prune", async () => {
-      const pruned = await this.journal.prune(options);
-      await this.fenced(async (tx) => {
-        if (cutoff !== null) await tx.query("DELETE FROM agent_evidence WHERE last_seen < $1", [cutoff]);
-        await tx.query(
-          `DELETE FROM agent_evidence WHERE (identity, kind) IN (
-             SELECT identity, kind FROM agent_evidence ORDER BY last_seen DESC, identity DESC, kind DESC OFFSET $1)`,
-          [MAX_EVIDENCE_ROWS],
-        );
-      });
+    const prune = this.journal.pruneOp(options);
+    return this.write("prune", async (tx) => {
+      // What was archived before the prune: only those of them that are gone after it leave
+      // memory, not a session archived in memory while the prune waited for its turn.
+      const listed = await this.archivedIdsIn(tx);
+      const pruned = await prune(tx);
+      if (cutoff !== null) await tx.query("DELETE FROM agent_evidence WHERE last_seen < $1", [cutoff]);
+      await tx.query(
+        `DELETE FROM agent_evidence WHERE (identity, kind) IN (
+           SELECT identity, kind FROM agent_evidence ORDER BY last_seen DESC, identity DESC, kind DESC OFFSET $1)`,
+        [MAX_EVIDENCE_ROWS],
+      );
       if (pruned > 0) {
-        const ids = new Set((await this.journal.listArchived(ARCHIVE_LISTED)).map((s) => s.id));
-        for (let i = this.summaries.length - 1; i >= 0; i--) if (!ids.has(this.summaries[i]!.id)) this.summaries.splice(i, 1);
-        for (const id of [...this.whole.keys()]) if (!ids.has(id)) this.whole.delete(id);
+        const left = new Set(await this.archivedIdsIn(tx));
+        const gone = new Set(listed.filter((id) => !left.has(id)));
+        for (let i = this.summaries.length - 1; i >= 0; i--) if (gone.has(this.summaries[i]!.id)) this.summaries.splice(i, 1);
+        for (const id of [...this.whole.keys()]) if (gone.has(id)) this.whole.delete(id);
       }
       return pruned;
     });
   }
 
-  /** Resolves once every write queued so far has settled (before the lease is released on hand-over). */
-  async drained(): Promise<void> {
-    await this.queue.catch(() => undefined);
+  /** The ids of the unit's newest archived sessions as listed (ARCHIVE_LISTED), read in the transaction. */
+  private async archivedIdsIn(tx: pg.ClientBase): Promise<string[]> {
+    const result = await tx.query<{ id: string }>(
+      `SELECT id FROM journal_archived AS a WHERE room = $1 ORDER BY a.started_at DESC, a.id COLLATE "C" DESC LIMIT $2`,
+      [this.unit, ARCHIVE_LISTED],
+    );
+    return result.rows.map((row) => row.id);
   }
 
-  /** Takes no more writes; resolves once those queued have settled. */
+  /** Resolves once every write queued so far has settled (before the lease is released on hand-over). */
+  async drained(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  /** Takes no more writes; resolves once those queued before it have settled. */
   async close(): Promise<void> {
     this.closed = true;
     await this.drained();
@@ -320,28 +346,60 @@ export class PgRoomStore implements CoordinatorStore {
   // ---- the queue --------------------------------------------------------------------------
 
   /**
-   * Runs `fn` after every write queued before it has settled. After the first failure no
-   * write runs: each is refused with that failure, and the owner was told once.
+   * Queues `op`; it runs after every write queued before it, and resolves with its result
+   * once committed. Writes queued while a transaction is under way go together into the
+   * next one (a group commit, at most MAX_BATCH): one round of fence and commit for what a
+   * burst asks for — a catch-up of hundreds of messages, a session's steps — instead of one
+   * per write, with no wait added to a write that finds the queue idle. After the first
+   * failure no write runs: each is refused with that failure, and the owner was told once.
    */
-  private write<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      if (this.failed) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
-      if (this.closed) throw new Error(`the store of room ${this.unit} is closed`);
-      try {
-        return await fn();
-      } catch (err) {
-        if (!this.failed) {
-          this.failed = true;
-          this.failure = err;
-          this.log.error({ err, room: this.unit, epoch: this.epoch, write: what }, "a write to the shared database failed; giving the room up");
-          this.onFailure(err);
+  private write<T>(what: string, op: WriteOp<T>): Promise<T> {
+    // Refused when asked for after `close`; a write queued before it still runs.
+    if (this.closed) return Promise.reject(new Error(`the store of room ${this.unit} is closed`));
+    if (this.failed) return Promise.reject(this.failureError());
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ what, op, resolve: resolve as (value: unknown) => void, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  /** Commits the pending writes, a batch at a time, in order, until none are left. */
+  private async flush(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        if (this.failed) {
+          for (const write of batch) write.reject(this.failureError());
+          continue;
         }
-        throw err;
+        try {
+          const results = await this.fenced(async (tx) => {
+            const out: unknown[] = [];
+            for (const write of batch) out.push(await write.op(tx));
+            return out;
+          });
+          batch.forEach((write, index) => write.resolve(results[index]));
+        } catch (err) {
+          this.fail(err, [...new Set(batch.map((write) => write.what))]);
+          for (const write of batch) write.reject(err);
+        }
       }
-    };
-    const next = this.queue.then(run, run);
-    this.queue = next.catch(() => undefined);
-    return next;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** The first failure: noted, logged and told to the owner, once. */
+  private fail(err: unknown, writes: string[]): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.failure = err;
+    this.log.error({ err, room: this.unit, epoch: this.epoch, writes }, "a write to the shared database failed; giving the room up");
+    this.onFailure(err);
+  }
+
+  private failureError(): Error {
+    return this.failure instanceof Error ? this.failure : new Error(String(this.failure));
   }
 
   private fenced<T>(fn: (tx: pg.ClientBase) => Promise<T>): Promise<T> {
