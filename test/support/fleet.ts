@@ -17,7 +17,7 @@
  * a killed process owns nothing. The pino `time` of those lines and the tap's `at` are the
  * same clock (Date.now() on this machine), so sends can be placed inside ownerships.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pickFreePort } from "../../src/localserver/port.js";
@@ -163,10 +163,11 @@ export class FleetInstance {
 
   /**
    * The full JIDs its current process connected with to speak in `room`'s unit (the unit's
-   * room connection, `<resource>-<instance>-<n>`, and its direct line), from its log.
+   * room connection, `<resource>-<instance>-<n>`, and its direct line), from its log (the
+   * unit's lines carry `unit`, earlier builds' `room`).
    */
   unitJids(room: string): string[] {
-    const jids = this.logs.filter((l) => l.msg === "connected to the XMPP server" && l.room === room && typeof l.jid === "string").map((l) => String(l.jid));
+    const jids = this.logs.filter((l) => l.msg === "connected to the XMPP server" && (l.unit === room || l.room === room) && typeof l.jid === "string").map((l) => String(l.jid));
     return [...new Set(jids)];
   }
 
@@ -357,8 +358,19 @@ export class Fleet {
     return this.instances.flatMap((instance) => instance.protocolSent(since).map((s) => ({ ...s, instance }))).sort((a, b) => a.at - b.at);
   }
 
-  /** Kills every instance and closes the taps. */
+  /**
+   * Kills every instance and closes the taps. With MFR_FLEET_LOGS=<dir>, each instance's
+   * log lines (every process it ran) are written there first, one file per instance.
+   */
   async stop(): Promise<void> {
+    const logDir = process.env.MFR_FLEET_LOGS;
+    if (logDir) {
+      mkdirSync(logDir, { recursive: true });
+      for (const instance of this.instances) {
+        const lines = instance.generations.flatMap((p, generation) => p.logs.map((l) => JSON.stringify({ generation, ...l })));
+        writeFileSync(join(logDir, `${this.options.room.split("@")[0]}-${instance.id}.log`), `${lines.join("\n")}\n`);
+      }
+    }
     for (const instance of this.instances) {
       for (const p of instance.generations) {
         p.signal("SIGCONT");
