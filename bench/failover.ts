@@ -28,7 +28,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { startTestPostgres, type TestPostgres } from "../src/localserver/postgres.js";
 import { CoordinatorInstance, type InstanceSpec } from "./failover/instance.js";
@@ -300,22 +299,8 @@ interface Throughput {
   perRoom: number[];
   completed: number;
   started: number;
-  /** Transactions committed in the database per session of the burst (PostgreSQL only). */
-  commitsPerSession?: number;
 }
 
-/** Transactions committed in the database so far (pg_stat_database; the statistics lag by up to half a second). */
-async function commitsOf(databaseUrl: string): Promise<number> {
-  await sleep(800);
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const result = await client.query<{ n: string }>("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()");
-    return Number(result.rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A burst of `sessions` starts in each room at once; sessions per second from the first start to the last end. */
 async function throughput(server: LocalProsody, postgres: TestPostgres | undefined, instances: number, options: Options, dir: string, label: string): Promise<Throughput> {
@@ -347,7 +332,6 @@ async function throughput(server: LocalProsody, postgres: TestPostgres | undefin
     await sleep(500);
     const warm = rooms.map((r) => r.start("warm-up"));
     await until("the warm-up sessions", () => warm.every((s) => s.completedAt !== undefined), 60_000);
-    const commitsBefore = databaseUrl ? await commitsOf(databaseUrl) : 0;
     const startedAt = Date.now();
     const burst = rooms.map((r) => Array.from({ length: options.sessions }, () => r.start("burst")));
     await until("the burst", () => burst.flat().every((s) => s.completedAt !== undefined), 180_000).catch(() => undefined);
@@ -357,14 +341,12 @@ async function throughput(server: LocalProsody, postgres: TestPostgres | undefin
       const d = b.filter((s) => s.completedAt !== undefined);
       return d.length / ((Math.max(...d.map((s) => s.completedAt as number)) - startedAt) / 1000);
     });
-    const commits = databaseUrl ? (await commitsOf(databaseUrl)) - commitsBefore : undefined;
     return {
       label,
       rate: done.length / ((end - startedAt) / 1000),
       perRoom,
       completed: done.length,
       started: burst.flat().length,
-      ...(commits !== undefined ? { commitsPerSession: commits / Math.max(1, done.length) } : {}),
     };
   } finally {
     await stage.stop();
@@ -407,7 +389,6 @@ async function main(): Promise<void> {
       for (const r of runs) {
         const rooms = r.perRoom.length > 1 ? ` (per room ${r.perRoom.map((x) => x.toFixed(1)).join(" + ")})` : "";
         line(`${r.label}: sessions/s`, `${r.rate.toFixed(1)}${rooms}`, "—");
-        if (r.commitsPerSession !== undefined) line(`${r.label}: database commits per session`, r.commitsPerSession.toFixed(0), "—");
         if (r.completed < r.started) line(`${r.label}: lost`, String(r.started - r.completed), "0", false);
       }
     }
