@@ -16,6 +16,7 @@ import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK, helpAnswer, negotiation } from "../support/room-kit.js";
+import { onPostgres } from "../support/test-store.js";
 import { until } from "../support/until.js";
 
 const { server, afterThis } = useTestProsody();
@@ -122,7 +123,10 @@ describe("the direct line", () => {
     await alice.waitForMessage(helpAnswer(room));
   }, 30_000);
 
-  it("when the direct line is down, or turned off with xmpp:directLine false, the room connection answers 1:1 chat", async () => {
+  // Not in a fleet: there every room connection has a negative priority, so that 1:1 chat
+  // reaches the primary unit owner's direct line only (src/fleet/room-units.ts); with that
+  // line down or turned off the server refuses 1:1 chat to the bare JID (service-unavailable).
+  it.skipIf(onPostgres)("when the direct line is down, or turned off with xmpp:directLine false, the room connection answers 1:1 chat", async () => {
     const first = await startCoordinator();
     await until(() => first.coordinator.directLine?.online === true, "direct line");
     const alice = await person(first.room, "alice");

@@ -9,6 +9,7 @@ import { coreScenarios } from "../support/core-scenarios.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { toldPrivately } from "../support/room-kit.js";
+import { onPostgres } from "../support/test-store.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
@@ -112,7 +113,9 @@ describe("sessions survive a kill -9 of the coordinator", () => {
     expect(agents.modeler?.requests).toHaveLength(1);
   });
 
-  it("export writes the session as TriG and JSON, while the coordinator runs", async () => {
+  // Not on PostgreSQL yet: `mfr-coordinator export` reads the SQLite file of --data-dir only;
+  // export from the shared database is still to come.
+  it.skipIf(onPostgres)("export writes the session as TriG and JSON, while the coordinator runs", async () => {
     const { room, human, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
       modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
       planner: { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION },
@@ -156,7 +159,9 @@ describe("a bad database stops the start with one clear line", () => {
     expect(run.stderr).toMatch(/a-file/);
   });
 
-  it("locked: a second coordinator on the same data directory is refused", async () => {
+  // SQLite only: the lock is the data directory's. Instances on one PostgreSQL database are
+  // meant to run side by side, the leases deciding who speaks (test/fleet/).
+  it.skipIf(onPostgres)("locked: a second coordinator on the same data directory is refused", async () => {
     const room = uniqueRoom(server());
     const first = await CoordinatorProcess.start({ server: server(), room });
     afterThis(() => first.kill());

@@ -17,6 +17,7 @@ import { REPO_ROOT } from "../support/cli.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
+import { onPostgres } from "../support/test-store.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
@@ -113,7 +114,9 @@ interface InPage {
   pwned?: boolean;
 }
 
-describe("the web view in a browser", () => {
+// Not on PostgreSQL yet: a fleet instance's web server serves only /readyz, /metrics and
+// /healthz (docs/operating.md, "Running several coordinators"); its web view is still to come.
+describe.skipIf(onPostgres)("the web view in a browser", () => {
   it("follows a session live: sessions page, timeline, graph with its finding, proposals, downloads", async () => {
     const { room, url } = await coordinatorWithWebView();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

@@ -278,6 +278,18 @@ export class CoordinatorProcess {
     }
   }
 
+  /**
+   * Resolves once 1:1 chat sent to the account's bare JID reaches this coordinator. On its
+   * SQLite file at once: its room connection takes such chat until the direct line is up.
+   * As a fleet instance once the direct line is open: every other connection of a fleet has
+   * a negative priority (fleet/room-units.ts), so until then the server refuses such chat
+   * (service-unavailable).
+   */
+  async takesOneToOneChat(timeoutMs = 10_000): Promise<void> {
+    if (this.databaseUrl === undefined) return;
+    await this.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("direct line open"), timeoutMs);
+  }
+
   /** SIGTERM, and the exit code with the time it took. */
   async terminate(): Promise<{ code: number | null; ms: number }> {
     const started = Date.now();
