@@ -113,9 +113,7 @@ describe("sessions survive a kill -9 of the coordinator", () => {
     expect(agents.modeler?.requests).toHaveLength(1);
   });
 
-  // Not on PostgreSQL yet: `mfr-coordinator export` reads the SQLite file of --data-dir only;
-  // export from the shared database is still to come.
-  it.skipIf(onPostgres)("export writes the session as TriG and JSON, while the coordinator runs", async () => {
+  it("export writes the session as TriG and JSON, while the coordinator runs", async () => {
     const { room, human, coordinator } = await scene("mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;", {
       modeler: { contribution: () => MODELER_TURTLE, solution: () => GOOD_SOLUTION },
       planner: { contribution: () => PLANNER_TURTLE, solution: () => GOOD_SOLUTION },
@@ -123,7 +121,8 @@ describe("sessions survive a kill -9 of the coordinator", () => {
     const sessionId = await start(human, room);
     await human.waitForMessage(negotiation("SessionComplete"), 10_000);
     const out = mkdtempSync(join(tmpdir(), "mfr-export-"));
-    const run = await runCli(["export", sessionId, "--data-dir", join(coordinator().dir, "data"), "--out", out]);
+    const store = coordinator().storeForCli();
+    const run = await runCli(["export", sessionId, ...store.args, "--out", out], store.env);
     // One line states how the session ended; nothing else is said.
     expect(run.stderr).toMatch(new RegExp(`^mfr-coordinator: session ${sessionId}: solved at \\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z\n$`));
     expect(run.code).toBe(0);

@@ -6,12 +6,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
 import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 import { collectLog, type LogLine } from "./child-log.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
-import { fleetEnv, freshFleetPlace, nextInstanceId, onPostgres, roomResourceOf, verifyPgDatabase, type FleetPlace } from "./test-store.js";
+import { fleetEnv, freshFleetPlace, nextInstanceId, onPostgres, roomResourceOf, type FleetPlace } from "./test-store.js";
 
 export interface CoordinatorProcessOptions {
   server: LocalProsody;
@@ -118,13 +117,12 @@ export class CoordinatorProcess {
 
   /**
    * `mfr-coordinator verify` on this coordinator's profile and store (works beside a running
-   * one); on PostgreSQL the same check over its database (test-store.ts, verifyPgDatabase).
+   * one): its data directory, or its database.
    */
   async verify(): Promise<ReplayVerification> {
-    if (this.databaseUrl !== undefined) return this.verifyDatabase(this.databaseUrl);
     const child = spawn(process.execPath, [CLI, "verify", "--profile", join(this.dir, "coordinator.ttl"), "--secrets", join(this.dir, "secrets.json")], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...this.storeForCli().env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -136,11 +134,13 @@ export class CoordinatorProcess {
     return { dir: this.dir, code, lines, sessions: Number(tally?.[1] ?? -1), matched: Number(tally?.[2] ?? -1), mismatches: Number(tally?.[3] ?? -1) };
   }
 
-  private async verifyDatabase(url: string): Promise<ReplayVerification> {
-    const config = loadConfig({ profile: join(this.dir, "coordinator.ttl"), secrets: join(this.dir, "secrets.json") }, {}, this.dir);
-    const { code, lines } = await verifyPgDatabase(url, config, this.instanceId ?? "");
-    const tally = /verify: (\d+) sessions, (\d+) stanzas match, \d+ pending, (\d+) mismatches/.exec(lines.at(-1) ?? "");
-    return { dir: this.dir, code, lines, sessions: Number(tally?.[1] ?? -1), matched: Number(tally?.[2] ?? -1), mismatches: Number(tally?.[3] ?? -1) };
+  /**
+   * How the operator's commands (`export`, `verify`, `backup`) reach this coordinator's
+   * store: `--data-dir` for its data directory, MFR_DATABASE_URL for its database.
+   */
+  storeForCli(): { args: string[]; env: Record<string, string> } {
+    if (this.databaseUrl !== undefined) return { args: [], env: { MFR_DATABASE_URL: this.databaseUrl } };
+    return { args: ["--data-dir", join(this.dir, "data")], env: {} };
   }
 
   /** Registers an account, writes a profile and secrets, and starts the CLI. */

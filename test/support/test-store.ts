@@ -14,8 +14,8 @@
  *    for its old lease to run out, takes over within a few seconds.
  *
  * What a test sees differently in that mode comes from here too: the XMPP resource is
- * `<resource>-<instance>-0` (fleet/room-units.ts), and the replay check reads the database
- * (verifyPgDatabase) instead of running `mfr-coordinator verify` on the SQLite file.
+ * `<resource>-<instance>-0` (fleet/room-units.ts), and the operator's commands (`verify`,
+ * `export`) are given the database (MFR_DATABASE_URL) instead of the data directory.
  *
  *   npx vitest run --project postgres test/integration/session.test.ts
  */
@@ -23,13 +23,10 @@ import type { Logger } from "pino";
 import { afterAll } from "vitest";
 import type { Config } from "../../src/config/schema.js";
 import { roomUnitsOf } from "../../src/fleet/room-units.js";
-import { printVerification } from "../../src/shell/verify-report.js";
 import { migrate } from "../../src/store/pg/migrations.js";
-import { PgJournal } from "../../src/store/pg/pg-journal.js";
 import { PgRoomStore } from "../../src/store/pg/pg-room-store.js";
 import { openPool } from "../../src/store/pg/pool.js";
 import { RoomLeases } from "../../src/store/pg/room-lease.js";
-import type { SentRecord, StoredEvent } from "../../src/store/records.js";
 import { startTestPostgres, type TestPostgres } from "./postgres.js";
 
 /** The store the integration tests' coordinators run on. */
@@ -155,53 +152,4 @@ export async function openInProcessPgStore(config: Config, log: Logger): Promise
     await pool.end().catch(() => undefined);
     throw err;
   }
-}
-
-/** What `mfr-coordinator verify` prints and its exit code, for one database. */
-export interface PgVerification {
-  code: number;
-  lines: string[];
-}
-
-/**
- * The replay check of `mfr-coordinator verify`, over every room unit of a fleet database:
- * each logged session is replayed through the core and compared with what was recorded as
- * sent, rendered for the unit's own rooms, with the CLI's words and closing tally.
- * Read-only; works beside a running instance.
- */
-export async function verifyPgDatabase(url: string, config: Config, instanceId: string): Promise<PgVerification> {
-  const units = roomUnitsOf(config, instanceId);
-  const pool = openPool({ url, applicationName: "mfr-test verify", max: 2 });
-  const lines: string[] = [];
-  const total = { sessions: 0, matched: 0, pending: 0, mismatches: 0 };
-  try {
-    const rooms = (await pool.query<{ room: string }>("SELECT DISTINCT room FROM journal_events ORDER BY room")).rows.map((r) => r.room);
-    const unknown = rooms.filter((room) => !units.some((u) => u.key === room));
-    if (unknown.length > 0) throw new Error(`the database has sessions of rooms the profile does not name: ${unknown.join(", ")}`);
-    for (const unit of units) {
-      const journal = new PgJournal({ pool, room: unit.key, epoch: 0 });
-      const ids = await journal.sessionIds();
-      const events = new Map<string, StoredEvent[]>();
-      const sent = new Map<string, SentRecord[]>();
-      for (const id of ids) {
-        events.set(id, await journal.eventsOf(id));
-        sent.set(id, await journal.sentOf(id));
-      }
-      const trackedAfter = await journal.sentTrackedAfter();
-      const log = { sessionIds: () => ids, eventsOf: (id: string) => events.get(id) ?? [], sentOf: (id: string) => sent.get(id) ?? [], sentTrackedAfter: () => trackedAfter };
-      const unitLines: string[] = [];
-      printVerification(log, unit.config, (line) => unitLines.push(line));
-      const tally = /^verify: (\d+) sessions, (\d+) stanzas match, (\d+) pending, (\d+) mismatches$/.exec(unitLines.pop() ?? "");
-      if (!tally) throw new Error("the replay check printed no tally");
-      total.sessions += Number(tally[1]);
-      total.matched += Number(tally[2]);
-      total.pending += Number(tally[3]);
-      total.mismatches += Number(tally[4]);
-      lines.push(...unitLines);
-    }
-  } finally {
-    await pool.end().catch(() => undefined);
-  }
-  lines.push(`verify: ${total.sessions} sessions, ${total.matched} stanzas match, ${total.pending} pending, ${total.mismatches} mismatches`);
-  return { code: total.mismatches === 0 ? 0 : 1, lines };
 }
