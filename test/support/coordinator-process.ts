@@ -28,6 +28,8 @@ export interface CoordinatorProcessOptions {
   dir?: string;
   /** Peer agent profiles written beside the coordinator's profile (the catalog): file name → Turtle. */
   agentProfiles?: Record<string, string>;
+  /** An account registered already (several instances on one account); by default a fresh one is registered. */
+  account?: { username: string; password: string };
 }
 
 export type { LogLine } from "./child-log.js";
@@ -146,6 +148,7 @@ export class CoordinatorProcess {
   /** Registers an account, writes a profile and secrets, and starts the CLI. */
   static async start(options: CoordinatorProcessOptions): Promise<CoordinatorProcess> {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "mfr-coord-"));
+    if (options.account) return CoordinatorProcess.spawnWith(options, dir, options.account);
     const username = `coord-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const password = `pw-${username}`;
     await options.server.register(username, password);
@@ -296,6 +299,12 @@ export class CoordinatorProcess {
     this.child.kill("SIGTERM");
     const code = await this.exitCode;
     return { code, ms: Date.now() - started };
+  }
+
+  /** Sends a signal as it is (SIGSTOP and SIGCONT to pause and resume it); false when it has exited. */
+  signal(signal: NodeJS.Signals): boolean {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return false;
+    return this.child.kill(signal);
   }
 
   async kill(): Promise<void> {
