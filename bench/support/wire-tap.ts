@@ -3,7 +3,7 @@
  * down every message and presence the instance sends, with the time it passed: the one way
  * to tell which instance said what, when several instances share one account and one nick
  * (the room shows them all as `room/Coordinator`, and its archive keeps only the bare JID).
- * Used by the failover test (test/integration/failover.test.ts) and bench (bench/failover.ts).
+ * Used by the failover test (test/fleet/failover.test.ts) and bench (bench/failover.ts).
  *
  * It reads the client's side of the stream as text, without parsing XML: a top-level
  * `<message …>…</message>` or `<presence …>` is found by its tags (the coordinator's stanzas

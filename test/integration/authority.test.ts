@@ -74,6 +74,7 @@ describe("authority over sessions in a real room", () => {
     await expectStillCollecting(alice, room, sessionId);
 
     // In a 1:1 chat the server vouches for her JID.
+    await coordinator.takesOneToOneChat();
     await carol.sendChat(coordinator.jid, `mfr-cancel ${sessionId}`);
     const complete = json(await alice.waitForMessage(negotiation("SessionComplete", sessionId)));
     expect(complete.status).toBe("cancelled");

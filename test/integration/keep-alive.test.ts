@@ -41,7 +41,7 @@ async function startCoordinator(room: string, keepAlive = KEEP_ALIVE): Promise<R
   const logs: LogLine[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const { coordinator, account, store } = await inProcessCoordinator(server(), room, { log, keepAlive });
-  afterThis(async () => store.close());
+  afterThis(() => store.close());
   running.push(coordinator);
   await coordinator.start();
   return { coordinator, account, logs };

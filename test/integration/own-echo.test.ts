@@ -21,7 +21,7 @@ describe("the coordinator's own room echoes", () => {
     const { coordinator, store } = await inProcessCoordinator(server(), room, { log: pino({ level: "silent" }) });
     afterThis(async () => {
       await coordinator.stop().catch(() => undefined);
-      store.close();
+      await store.close();
     });
     const parsed: Element[] = [];
     coordinator.connection.on("stanza", (stanza) => parsed.push(stanza));

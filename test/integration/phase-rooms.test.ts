@@ -121,6 +121,7 @@ describe("MFR phase rooms", () => {
     const coordinator = await coordinatorIn(rooms);
     const watcher = await person("watcher", rooms.reason);
     const bob = await person("bob", rooms.validate);
+    await coordinator.takesOneToOneChat();
     await bob.sendChat(coordinator.jid, "mfr-start Plan a picnic");
     const started = await bob.waitForMessage((m) => m.type === "chat" && (m.body ?? "").startsWith("Started "));
     const sessionId = /^Started (\S+) in /.exec(started.body ?? "")?.[1] ?? "";

@@ -38,6 +38,7 @@ describe("the coordinator in a real room", () => {
     expect(help.body).toContain("mfr-start <problem>");
     expect(help.body).toContain("mfr-list");
 
+    await coordinator.takesOneToOneChat();
     await alice.sendChat(coordinator.jid, "help");
     const direct = await alice.waitForMessage((m) => m.type === "chat" && m.from.startsWith(coordinator.jid));
     expect(direct.body).toContain("mfr-status");
@@ -68,7 +69,7 @@ describe("the coordinator in a real room", () => {
     const features = await alice.discoInfo(`${room}/Coordinator`);
     for (const feature of LINGUE_FEATURES) expect(features).toContain(feature);
     expect(await alice.ping(`${room}/Coordinator`)).toBe(true);
-    expect(await alice.ping(`${coordinator.jid}/Coordinator`)).toBe(true);
+    expect(await alice.ping(`${coordinator.jid}/${coordinator.resource}`)).toBe(true);
   });
 
   it("takes another nick when its own is taken, and answers under it", async () => {
@@ -234,7 +235,7 @@ describe("a server() restart", () => {
       // …and 1:1 chat is on the direct line again.
       await alice.sendChat(coordinator.jid, "help");
       const direct = await alice.waitForMessage((m) => m.type === "chat" && (m.body ?? "").includes("mfr-start"), 5000);
-      expect(direct.from).toBe(`${coordinator.jid}/Coordinator-direct`);
+      expect(direct.from).toBe(`${coordinator.jid}/${coordinator.directResource}`);
     } finally {
       await restartServer.stop();
     }

@@ -53,6 +53,7 @@ describe("unknown and misspelt commands over a real room", () => {
   it("in 1:1 chat, three unknown commands in a row each get an answer", async () => {
     const { alice, coordinator } = await setUp();
     const fromCoordinator = (m: ReceivedMessage) => m.type === "chat" && m.from.startsWith(coordinator.jid);
+    await coordinator.takesOneToOneChat();
     for (const [typed, expected] of [
       ["frobnicate", 'Unknown command "frobnicate". Say "help" for the commands I know.'],
       ["stauts", 'Unknown command "stauts"; did you mean mfr-status? Say "help" for the commands I know.'],

@@ -4,7 +4,7 @@
  * the graph has one node per model item with the finding on its node, the timeline has
  * every logged event, untrusted text stays text, and no script error reaches the console.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -13,10 +13,11 @@ import { ExampleAgent } from "../../examples/agents/example-agent.js";
 import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { collectPageErrors, launchBrowser, pngByteVariety } from "../support/browser.js";
-import { REPO_ROOT } from "../support/cli.js";
+import { REPO_ROOT, runCli } from "../support/cli.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
+import { onPostgres } from "../support/test-store.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "../support/scripted-agent.js";
 
 const { server, afterThis } = useTestProsody();
@@ -115,7 +116,7 @@ interface InPage {
 
 describe("the web view in a browser", () => {
   it("follows a session live: sessions page, timeline, graph with its finding, proposals, downloads", async () => {
-    const { room, url } = await coordinatorWithWebView();
+    const { room, url, coordinator } = await coordinatorWithWebView();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const human = await person(room);
     await agent(room, "modeler", { contribution: (round) => (round === 1 ? MODELER_WITH_HOSTILE_NAME : undefined), solution: () => GOOD_SOLUTION });
@@ -189,17 +190,33 @@ describe("the web view in a browser", () => {
     expect(kinds.filter((k) => k === "contribution"), kinds.join(",")).toHaveLength(3);
     expect(kinds.filter((k) => k === "validation")).toHaveLength(2);
     expect(kinds.filter((k) => k === "proposal")).toHaveLength(2);
-    const eventsHref = await page.locator('a[href$=".events.json"]').getAttribute("href");
-    const exported = (await page.evaluate(async (href) => (await fetch(href as string)).json(), eventsHref)) as { events: Array<{ at: number; input: { kind: string } }> };
+    // The logged inputs: the page's download of them, or on PostgreSQL `mfr-coordinator export`.
+    let exported: { events: Array<{ at: number; input: { kind: string } }> };
+    if (onPostgres) {
+      const out = mkdtempSync(join(tmpdir(), "mfr-export-"));
+      const store = coordinator.storeForCli();
+      expect((await runCli(["export", sessionId, ...store.args, "--out", out], store.env)).code).toBe(0);
+      exported = JSON.parse(readFileSync(join(out, `${sessionId}.events.json`), "utf8")) as typeof exported;
+    } else {
+      const eventsHref = await page.locator('a[href$=".events.json"]').getAttribute("href");
+      exported = (await page.evaluate(async (href) => (await fetch(href as string)).json(), eventsHref)) as typeof exported;
+    }
     expect(exported.events.length).toBeGreaterThanOrEqual(8);
     for (const event of exported.events) {
       expect(await page.locator(`table.timeline tr[data-at="${event.at}"][data-input="${event.input.kind}"]`).count(), `${event.input.kind} at ${event.at}`).toBeGreaterThan(0);
     }
-    // The other downloads are the export's files.
     const downloads = await page.locator(".downloads a").evaluateAll((links) => links.map((a) => a.textContent));
-    expect(downloads).toEqual([`${sessionId}.trig`, `${sessionId}.validation.json`, `${sessionId}.proposals.json`, `${sessionId}.events.json`]);
-    const trig = await page.evaluate(async (href) => (await fetch(href)).text(), `/sessions/${sessionId}/export/${sessionId}.trig`);
-    expect(trig).toContain("Truck 1");
+    if (onPostgres) {
+      // A fleet's web view offers no downloads: the export files are made by `mfr-coordinator
+      // export` from the database (docs/web-view.md, "Several instances"), and their addresses answer 404.
+      expect(downloads).toEqual([]);
+      expect((await fetch(new URL(`/sessions/${sessionId}/export/${sessionId}.trig`, url))).status).toBe(404);
+    } else {
+      // The other downloads are the export's files.
+      expect(downloads).toEqual([`${sessionId}.trig`, `${sessionId}.validation.json`, `${sessionId}.proposals.json`, `${sessionId}.events.json`]);
+      const trig = await page.evaluate(async (href) => (await fetch(href)).text(), `/sessions/${sessionId}/export/${sessionId}.trig`);
+      expect(trig).toContain("Truck 1");
+    }
 
     // Proposals with their verdicts (this model has no formal part: unverifiable).
     expect(await page.locator("table.proposals tbody tr[data-agent]").count()).toBe(2);
@@ -219,7 +236,9 @@ describe("the web view in a browser", () => {
 
     // The operations endpoints are served by the same server, from the same step stream.
     const metrics = await (await fetch(new URL("/metrics", url))).text();
-    expect(metrics).toMatch(/^mfr_sessions_completed_total\{status="solved"\} 1$/m);
+    // A fleet labels each owned unit's series with its room (docs/operating.md, "Running several coordinators").
+    const unitLabel = onPostgres ? `,room="${room}"` : "";
+    expect(metrics.split("\n")).toContain(`mfr_sessions_completed_total{status="solved"${unitLabel}} 1`);
     const ready = await fetch(new URL("/readyz", url));
     expect(ready.status).toBe(200);
     expect((await fetch(new URL("/healthz", url))).status).toBe(200);

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
+import pg from "pg";
 import { DATABASE_FILE } from "../../src/store/session-store.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 import { collectLog, type LogLine } from "./child-log.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
+import { fleetEnv, freshFleetPlace, nextInstanceId, onPostgres, roomResourceOf, type FleetPlace } from "./test-store.js";
 
 export interface CoordinatorProcessOptions {
   server: LocalProsody;
@@ -45,18 +47,25 @@ export interface ReplayVerification {
 /** Every coordinator started in this test file (vitest gives each file its own module graph). */
 const started = new Set<CoordinatorProcess>();
 
+/** On PostgreSQL (test/support/test-store.ts): each coordinator directory's database and instance name, kept for its restarts. */
+const places = new Map<string, FleetPlace>();
+
+/** The profile's resource of every test coordinator. */
+const RESOURCE = "Coordinator";
+
 /**
  * Kills every coordinator this file started and runs `mfr-coordinator verify` on each of
  * their stores: every logged session is replayed and compared with what was sent live.
  */
 export async function verifyEveryLoggedSession(): Promise<ReplayVerification[]> {
-  const byDir = new Map<string, CoordinatorProcess>();
+  // One check per store: a data directory, or a database (shared by instances beside each other).
+  const byStore = new Map<string, CoordinatorProcess>();
   for (const c of started) {
     await c.kill();
-    byDir.set(c.dir, c);
+    byStore.set(c.databaseUrl ?? c.dir, c);
   }
   const results: ReplayVerification[] = [];
-  for (const c of byDir.values()) results.push(await c.verify());
+  for (const c of byStore.values()) results.push(await c.verify());
   return results;
 }
 
@@ -98,17 +107,24 @@ export class CoordinatorProcess {
     readonly child: ChildProcess,
     readonly dir: string,
     readonly account: { username: string; password: string },
+    /** The shared database when it runs as a fleet instance (MFR_DATABASE_URL); undefined on its SQLite file. */
+    readonly databaseUrl: string | undefined,
+    /** Its MFR_INSTANCE_ID as a fleet instance. */
+    readonly instanceId: string | undefined,
   ) {
     collectLog(child, this.logs, (text) => (this.stderr += text));
     this.exitCode = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
     started.add(this);
   }
 
-  /** `mfr-coordinator verify` on this coordinator's profile and store (works beside a running one). */
+  /**
+   * `mfr-coordinator verify` on this coordinator's profile and store (works beside a running
+   * one): its data directory, or its database.
+   */
   async verify(): Promise<ReplayVerification> {
     const child = spawn(process.execPath, [CLI, "verify", "--profile", join(this.dir, "coordinator.ttl"), "--secrets", join(this.dir, "secrets.json")], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...this.storeForCli().env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -118,6 +134,15 @@ export class CoordinatorProcess {
     const lines = out.trim().split("\n");
     const tally = /verify: (\d+) sessions, (\d+) stanzas match, \d+ pending, (\d+) mismatches/.exec(lines.at(-1) ?? "");
     return { dir: this.dir, code, lines, sessions: Number(tally?.[1] ?? -1), matched: Number(tally?.[2] ?? -1), mismatches: Number(tally?.[3] ?? -1) };
+  }
+
+  /**
+   * How the operator's commands (`export`, `verify`, `backup`) reach this coordinator's
+   * store: `--data-dir` for its data directory, MFR_DATABASE_URL for its database.
+   */
+  storeForCli(): { args: string[]; env: Record<string, string> } {
+    if (this.databaseUrl !== undefined) return { args: [], env: { MFR_DATABASE_URL: this.databaseUrl } };
+    return { args: ["--data-dir", join(this.dir, "data")], env: {} };
   }
 
   /** Registers an account, writes a profile and secrets, and starts the CLI. */
@@ -130,9 +155,14 @@ export class CoordinatorProcess {
     return CoordinatorProcess.spawnWith(options, dir, { username, password });
   }
 
-  /** Starts a second process on the same account in a directory of its own (another instance beside this one). */
+  /**
+   * Starts a second process on the same account in a directory of its own (another instance
+   * beside this one; on PostgreSQL, on the same database under another instance name).
+   */
   async restartBeside(options: CoordinatorProcessOptions): Promise<CoordinatorProcess> {
     const dir = mkdtempSync(join(tmpdir(), "mfr-coord-"));
+    const place = places.get(this.dir);
+    if (place) places.set(dir, { url: place.url, instanceId: nextInstanceId() });
     return CoordinatorProcess.spawnWith({ ...options, dir }, dir, this.account);
   }
 
@@ -141,8 +171,23 @@ export class CoordinatorProcess {
     return CoordinatorProcess.spawnWith({ ...options, dir: this.dir }, this.dir, this.account);
   }
 
-  private static spawnWith(options: CoordinatorProcessOptions, dir: string, account: { username: string; password: string }): CoordinatorProcess {
+  /**
+   * Writes the profile and starts `mfr-coordinator start`. On PostgreSQL (MFR_TEST_STORE)
+   * it runs as a fleet instance on the directory's database (a fresh one the first time),
+   * unless the test gives MFR_DATABASE_URL itself.
+   */
+  private static async spawnWith(options: CoordinatorProcessOptions, dir: string, account: { username: string; password: string }): Promise<CoordinatorProcess> {
     const { server } = options;
+    let storeEnv: Record<string, string> = {};
+    if (onPostgres && options.env?.MFR_DATABASE_URL === undefined) {
+      let place = places.get(dir);
+      if (!place) {
+        place = await freshFleetPlace();
+        places.set(dir, place);
+      }
+      storeEnv = fleetEnv(place);
+    }
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug", ...storeEnv, ...options.env };
     for (const [file, turtle] of Object.entries(options.agentProfiles ?? {})) writeFileSync(join(dir, file), turtle);
     const { profile, secrets } = writeLocalAgentProfile(dir, {
       node: "coordinator",
@@ -150,7 +195,7 @@ export class CoordinatorProcess {
       server,
       account,
       passwordKey: "coordinator",
-      resource: "Coordinator",
+      resource: RESOURCE,
       room: options.room,
       statements: [options.logRoom ? `agent:logRoomJid "${options.logRoom}" ;` : "", options.phaseRooms ? mfrRooms(options.phaseRooms) : ""],
       // Peer profiles are read only from mfr:agentsDir: here, the directory they were written to.
@@ -159,18 +204,28 @@ export class CoordinatorProcess {
     });
     const child = spawn(process.execPath, [CLI, "start", "--profile", profile, "--secrets", secrets], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug", ...options.env },
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    return new CoordinatorProcess(child, dir, account);
+    const databaseUrl = env.MFR_DATABASE_URL;
+    return new CoordinatorProcess(child, dir, account, databaseUrl, databaseUrl === undefined ? undefined : env.MFR_INSTANCE_ID);
   }
 
   /**
    * Forgets what the store recorded as sent for a session, as a kill -9 between the socket
-   * write and the record leaves it (only while this coordinator is not running). Returns the
-   * number of records removed.
+   * write and the record leaves it (only while this coordinator is not running): in the
+   * SQLite file, or on PostgreSQL in the database. Resolves with the number of records removed.
    */
-  forgetSentOf(sessionId: string): number {
+  async forgetSentOf(sessionId: string): Promise<number> {
+    if (this.databaseUrl !== undefined) {
+      const client = new pg.Client({ connectionString: this.databaseUrl });
+      await client.connect();
+      try {
+        return (await client.query("DELETE FROM journal_sent WHERE session_id = $1", [sessionId])).rowCount ?? 0;
+      } finally {
+        await client.end();
+      }
+    }
     const db = new Database(join(this.dir, "data", DATABASE_FILE));
     try {
       return db.prepare("DELETE FROM sent WHERE session_id = ?").run(sessionId).changes;
@@ -181,6 +236,16 @@ export class CoordinatorProcess {
 
   get jid(): string {
     return `${this.account.username}@localhost`;
+  }
+
+  /** The resource of its room connection: `Coordinator`, or `Coordinator-<instance>-0` as a fleet instance. */
+  get resource(): string {
+    return roomResourceOf(RESOURCE, this.instanceId);
+  }
+
+  /** The resource of its direct line (xmpp:directLine). */
+  get directResource(): string {
+    return `${this.resource}-direct`;
   }
 
   /** Resolves with the first log line matching, including ones already logged. */
@@ -214,6 +279,18 @@ export class CoordinatorProcess {
       if (this.child.exitCode !== null) throw new Error(`coordinator exited with ${this.child.exitCode}; stderr: ${this.stderr}`);
       await new Promise((r) => setTimeout(r, 20));
     }
+  }
+
+  /**
+   * Resolves once 1:1 chat sent to the account's bare JID reaches this coordinator. On its
+   * SQLite file at once: its room connection takes such chat until the direct line is up.
+   * As a fleet instance once the direct line is open: every other connection of a fleet has
+   * a negative priority (fleet/room-units.ts), so until then the server refuses such chat
+   * (service-unavailable).
+   */
+  async takesOneToOneChat(timeoutMs = 10_000): Promise<void> {
+    if (this.databaseUrl === undefined) return;
+    await this.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("direct line open"), timeoutMs);
   }
 
   /** SIGTERM, and the exit code with the time it took. */

@@ -8,9 +8,10 @@
  * Each checks the room's transcript as an occupant saw it: nothing the coordinator said went
  * out twice (by XEP-0359 origin-id).
  *
- * The coordinator keeps its sessions in its data directory (SQLite) unless the scenarios are
- * given another store: test/fleet/core-scenarios-pg.test.ts runs them on PostgreSQL, a fresh
- * database per scene.
+ * The coordinator keeps its sessions in its data directory (SQLite), or on PostgreSQL in the
+ * vitest project `postgres` (MFR_TEST_STORE, test/support/test-store.ts), unless the
+ * scenarios are given another store: test/fleet/core-scenarios-pg.test.ts runs them on
+ * PostgreSQL, a fresh database per scene.
  */
 import { describe, expect, it } from "vitest";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
@@ -47,8 +48,11 @@ export interface SceneStore {
   forgetSentOf(coordinator: CoordinatorProcess, sessionId: string): Promise<number>;
 }
 
-/** The coordinator's own data directory (the SQLite store): the default. */
-export const DATA_DIRECTORY: SceneStore = { forgetSentOf: (coordinator, sessionId) => Promise.resolve(coordinator.forgetSentOf(sessionId)) };
+/**
+ * The coordinator's own store, the default: its data directory (SQLite), or with
+ * MFR_TEST_STORE=postgres the database test/support/test-store.ts gives it.
+ */
+export const DATA_DIRECTORY: SceneStore = { forgetSentOf: (coordinator, sessionId) => coordinator.forgetSentOf(sessionId) };
 
 /**
  * A room the coordinator creates and configures, a person in it, and scripted agents that
