@@ -7,12 +7,12 @@
  * room again (after SIGTERM it was released, and is claimed at once). After each test, the
  * scene's database shows the room's lease held by that instance, claimed once per start.
  *
- * What fleet mode changes, and why no scenario needs skipping: it has no direct line (1:1
- * chat reaches the coordinator only as a private message in the room), no web view (only
- * /readyz, /metrics and /healthz), and its XMPP resource is `<resource>-<instance>-<n>`; no
- * core scenario uses the direct line, the web view or the full JID. `mfr-coordinator verify`
- * reads SQLite data directories only, so this file does not end with the replay check that
- * test/integration/restart.test.ts ends with.
+ * What fleet mode changes, and why no scenario needs skipping: only the primary unit's
+ * owner has a direct line, the web view is the instance's (over the whole database, without
+ * downloads), and the XMPP resource is `<resource>-<instance>-<n>`; no core scenario depends
+ * on those. The `postgres` vitest project also runs test/integration/restart.test.ts (and its
+ * replay check, with `verify` given the database) in fleet mode; this file keeps the lease
+ * checks after each scene.
  */
 import pg from "pg";
 import { afterEach, expect } from "vitest";
