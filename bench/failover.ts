@@ -32,6 +32,7 @@ import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/loca
 import { startTestPostgres, type TestPostgres } from "../src/localserver/postgres.js";
 import { CoordinatorInstance, type InstanceSpec } from "./failover/instance.js";
 import { BenchRoom } from "./failover/room.js";
+import { seededRandom } from "./verification/prng.js";
 
 const TARGET_FAILOVER_MAX_MS = 10_000;
 const SHIPPED_LEASE = { ms: 6000, renewMs: 2000, marginMs: 1000 };
@@ -87,18 +88,6 @@ function optionsFrom(argv: string[]): Options {
     runKills: !values["no-kills"],
     runThroughput: !values["no-throughput"],
     logLevel: values["log-level"],
-  };
-}
-
-/** A small seeded generator (mulberry32), so a run's kill moments can be had again with --seed. */
-function randomFrom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -355,7 +344,8 @@ async function throughput(server: LocalProsody, postgres: TestPostgres | undefin
 
 async function main(): Promise<void> {
   const options = optionsFrom(process.argv.slice(2));
-  const random = randomFrom(options.seed);
+  // Seeded, so a run's kill moments can be had again with --seed.
+  const random = seededRandom(options.seed);
   const server = await startLocalProsody({ commands: await ensureProsody({ allowInstall: false }) });
   const postgres = await startTestPostgres();
   const dir = mkdtempSync(join(tmpdir(), "mfr-failover-bench-"));

@@ -33,18 +33,18 @@
  *  - A database error never reaches the process: it is logged (once, then at most every
  *    minute while it lasts) and the view keeps showing the last snapshot.
  *
- * Tables: journal_events, journal_archived and room_leases (store/pg/migrations.ts). Writes
- * nothing.
+ * Tables: journal_events, journal_archived and room_leases (store/pg/migrations.ts), read by
+ * the statements of database-reads.ts. Writes nothing.
  */
 import type pg from "pg";
 import type { Logger } from "pino";
 import { stepSession } from "../session/step.js";
-import type { Input, Session, SessionId } from "../session/types.js";
+import type { Session, SessionId } from "../session/types.js";
 import type { SessionStep } from "../shell/session-host.js";
-import { withConnection } from "../store/pg/pool.js";
 import { fromArchivedForm, isCompletionStatus, type ArchivedSummary, type ListArchivedOptions, type StoredEvent } from "../store/records.js";
 import { Recent } from "../web/recent.js";
 import { agentsOf, type ListedArchived, type LiveSessions, type SessionArchive } from "../web/session-records.js";
+import { eventOfRow, readOnly, readSession, readSnapshot, type EventRow, type Loaded } from "./database-reads.js";
 
 /** The host of a room unit this instance owns, as the view reads it (SessionHost is one). */
 export interface OwnedHost {
@@ -116,82 +116,10 @@ interface Completed {
   readonly at: number;
 }
 
-interface EventRow {
-  seq: string;
-  room: string;
-  session_id: string;
-  at: string;
-  input: unknown;
-}
-
-interface SummaryRow {
-  room: string;
-  id: string;
-  problem: string;
-  status: string;
-  started_at: string;
-  completed_at: string;
-}
-
-/** What one refresh read, applied at once when it is in. */
-interface Loaded {
-  live: { room: string; session_id: string }[];
-  events: EventRow[];
-  archived: SummaryRow[];
-  whole: { id: string; session: Session }[];
-}
-
 /** How many sessions completed by owned hosts are kept until the archive lists them. */
 const COMPLETED_KEPT = 100;
 /** While the database cannot be read, the failure is logged at most this often. */
 const FAILURE_LOG_EVERY_MS = 60_000;
-
-// Which sessions are live, where, and the newest event of each: the partial index on live rows.
-const LIVE_SET_SQL = `
-  SELECT room, session_id, max(seq)::text AS last
-  FROM journal_events WHERE live
-  GROUP BY room, session_id
-  ORDER BY min(seq) DESC
-  LIMIT $1`;
-
-// The events of the given sessions of the given rooms after the given sequence numbers,
-// oldest first: each session's are a run right after its threshold (one writer per room,
-// appends in order).
-const NEW_EVENTS_SQL = `
-  SELECT e.seq::text AS seq, e.room, e.session_id, e.at::text AS at, e.input
-  FROM journal_events AS e
-  JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS w(room, session_id, after)
-    ON e.session_id = w.session_id AND e.room = w.room AND e.seq > w.after
-  WHERE e.live
-  ORDER BY e.seq
-  LIMIT $4`;
-
-// The newest archived sessions of every room. Every room with rows has a lease row (each
-// write is fenced by it, and lease rows are never deleted), so the archive is read room by
-// room through its (room, started_at, id) index instead of being scanned whole.
-const ARCHIVED_SQL = `
-  SELECT a.room, a.id, a.problem, a.status, a.started_at::text AS started_at, a.completed_at::text AS completed_at
-  FROM room_leases AS r
-  CROSS JOIN LATERAL (
-    SELECT x.room, x.id, x.problem, x.status, x.started_at, x.completed_at
-    FROM journal_archived AS x WHERE x.room = r.room
-    ORDER BY x.started_at DESC, x.id DESC
-    LIMIT $1
-  ) AS a
-  ORDER BY a.started_at DESC, a.id DESC
-  LIMIT $1`;
-
-const WHOLE_SQL = `
-  SELECT a.id, a.session FROM journal_archived AS a
-  JOIN unnest($1::text[], $2::text[]) AS w(room, id) ON a.room = w.room AND a.id = w.id`;
-
-const SESSION_EVENTS_SQL = `
-  SELECT e.seq::text AS seq, e.room, e.session_id, e.at::text AS at, e.input
-  FROM journal_events AS e WHERE e.session_id = $1 AND e.seq > $2 AND ($4::text IS NULL OR e.room = $4)
-  ORDER BY e.seq
-  LIMIT $3`;
-
-const ONE_ARCHIVED_SQL = "SELECT session FROM journal_archived WHERE room = $1 AND id = $2";
 
 /** Every session in the shared database, for a fleet instance's web view (see the module comment). */
 export class DatabaseView implements LiveSessions, SessionArchive {
@@ -380,7 +308,12 @@ export class DatabaseView implements LiveSessions, SessionArchive {
   private async runRefresh(): Promise<void> {
     try {
       if (this.closed) return;
-      const loaded = await this.read((db) => this.readSnapshot(db));
+      const loaded = await this.read((db) =>
+        readSnapshot(db, this.limits, {
+          lastSeqOf: (id) => this.live.get(id)?.lastSeq ?? 0,
+          hasAgents: (id) => this.agents.has(id),
+        }),
+      );
       if (this.closed) return;
       this.apply(loaded);
       this.recovered();
@@ -389,30 +322,6 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     } finally {
       this.running = undefined;
     }
-  }
-
-  private async readSnapshot(db: pg.ClientBase): Promise<Loaded> {
-    const { limits } = this;
-    const live = (await db.query<{ room: string; session_id: string; last: string }>(LIVE_SET_SQL, [limits.liveSessions])).rows;
-    const behind = live.filter((row) => Number(row.last) > (this.live.get(row.session_id)?.lastSeq ?? 0));
-    const events =
-      behind.length === 0
-        ? []
-        : (
-            await db.query<EventRow>(NEW_EVENTS_SQL, [
-              behind.map((row) => row.room),
-              behind.map((row) => row.session_id),
-              behind.map((row) => String(this.live.get(row.session_id)?.lastSeq ?? 0)),
-              limits.eventsPerLoad,
-            ])
-          ).rows;
-    const archived = (await db.query<SummaryRow>(ARCHIVED_SQL, [limits.archivedListed])).rows;
-    const unnamed = archived.filter((row) => !this.agents.has(row.id)).slice(0, limits.agentsPerRefresh);
-    const whole =
-      unnamed.length === 0
-        ? []
-        : (await db.query<{ id: string; session: Session }>(WHOLE_SQL, [unnamed.map((row) => row.room), unnamed.map((row) => row.id)])).rows;
-    return { live, events, archived, whole };
   }
 
   /** Replaces the snapshot with what a refresh read. */
@@ -456,15 +365,9 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     const limit = entry ? this.limits.eventsPerLoad : this.limits.eventsPerSession;
     // A session of an owned room its host no longer holds was archived since the last refresh.
     const archivedSince = entry !== undefined && this.owned.has(entry.room) && this.session(id) === undefined && this.archivedSession(id) === undefined;
-    const { events, archived } = await this.read(async (db) => {
-      const found = (await db.query<EventRow>(SESSION_EVENTS_SQL, [id, String(entry?.lastSeq ?? 0), limit, entry?.room ?? null])).rows;
-      // An id used in two rooms: the events of one room only (the one of its first event).
-      const room = entry?.room ?? found[0]?.room;
-      const rows = found.filter((row) => row.room === room);
-      if ((entry && !archivedSince) || room === undefined) return { events: rows, archived: undefined };
-      const whole = (await db.query<{ session: Session }>(ONE_ARCHIVED_SQL, [room, id])).rows[0];
-      return { events: rows, archived: whole?.session };
-    });
+    const { events, archived } = await this.read((db) =>
+      readSession(db, id, { after: entry?.lastSeq ?? 0, limit, room: entry?.room, withArchived: !entry || archivedSince }),
+    );
     if (this.closed) return;
     if (entry) {
       // Still the entry the rows were read for (a refresh may have dropped it meanwhile).
@@ -515,30 +418,14 @@ export class DatabaseView implements LiveSessions, SessionArchive {
 
   /** A row as a logged event; a row that is not an input of its session is reported and skipped, never stepped. */
   private eventOf(row: EventRow): StoredEvent | undefined {
-    const input = row.input as Partial<Input> | null;
-    const seq = Number(row.seq);
-    const at = Number(row.at);
-    if (typeof input !== "object" || input === null || typeof input.kind !== "string" || input.sessionId !== row.session_id || !Number.isSafeInteger(seq) || !Number.isFinite(at)) {
-      this.log.warn({ room: row.room, sessionId: row.session_id, seq: row.seq }, "a logged event is not an input of its session; the web view skips it");
-      return undefined;
-    }
-    return { seq, sessionId: row.session_id, at, input: input as Input };
+    const event = eventOfRow(row);
+    if (!event) this.log.warn({ room: row.room, sessionId: row.session_id, seq: row.seq }, "a logged event is not an input of its session; the web view skips it");
+    return event;
   }
 
-  /** Runs `fn` in a read-only transaction (one snapshot of the database), each statement bounded in time. */
+  /** Runs `fn` in one read-only snapshot of the database (database-reads.ts). */
   private read<T>(fn: (db: pg.ClientBase) => Promise<T>): Promise<T> {
-    return withConnection(this.pool, async (client) => {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      try {
-        await client.query("SELECT set_config('statement_timeout', $1, true)", [String(this.limits.statementTimeoutMs)]);
-        const result = await fn(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw err;
-      }
-    });
+    return readOnly(this.pool, this.limits.statementTimeoutMs, fn);
   }
 
   private emit(step: SessionStep): void {

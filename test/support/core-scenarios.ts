@@ -295,20 +295,17 @@ export const CORE_SCENARIOS = {
   },
 } satisfies Record<string, CoreScenario>;
 
-/** How `coreScenarios` registers them: on another store, and which not to run there (each with the reason, shown in the skipped test's title). */
+/** How `coreScenarios` registers them: under which title, and on which store. */
 export interface CoreScenariosOptions extends ScenarioOptions {
   /** The describe block's title; "core scenarios" by default. */
   title?: string;
-  skip?: Partial<Record<keyof typeof CORE_SCENARIOS, string>>;
 }
 
 /** Registers every core scenario against the server `server()` returns (inside tests). */
 export function coreScenarios(server: () => LocalProsody, afterThis: AfterThis, options: CoreScenariosOptions = {}): void {
   describe(options.title ?? "core scenarios", () => {
-    for (const [key, scenario] of Object.entries(CORE_SCENARIOS) as Array<[keyof typeof CORE_SCENARIOS, CoreScenario]>) {
-      const skipped = options.skip?.[key];
-      if (skipped !== undefined) it.skip(`${scenario.title} (not here: ${skipped})`, () => undefined);
-      else it(scenario.title, () => scenario.run(server(), afterThis, options));
+    for (const scenario of Object.values(CORE_SCENARIOS) as CoreScenario[]) {
+      it(scenario.title, () => scenario.run(server(), afterThis, options));
     }
   });
 }
