@@ -1,8 +1,14 @@
 /**
- * The reference planner: bounded SMT planning with Z3 over a formal model (docs/protocol.md,
- * "Formal models and verified solutions"). It grounds the model, searches plans by
- * iterative deepening, and returns a plan only after the simulator has judged it valid,
- * so what it answers is never weaker than what the coordinator checks.
+ * The reference planner over a formal model (docs/protocol.md, "Formal models and verified
+ * solutions"), in two parts that each do what they are good at:
+ * - heuristic forward search (src/solver/heuristic: greedy best-first with the FF heuristic,
+ *   Metric-FF's numeric extension, helpful actions) finds a plan, also on real problems with
+ *   plans of tens or hundreds of steps;
+ * - bounded SMT planning with Z3 then tries every shorter horizon, up to `maxSteps`, in the
+ *   time left: a shorter plan found that way is the shortest, and "no plan at any shorter
+ *   horizon" proves the heuristic plan shortest. On small problems that takes milliseconds.
+ * Either way a plan is returned only after the simulator has judged it valid, so what it
+ * answers is never weaker than what the coordinator checks.
  *
  * Where docs/protocol.md leaves room, the planner decides:
  * - A plan is searched only for a model with a formal goal and an action a plan can use;
@@ -29,19 +35,42 @@ import { groundModel } from "./grounding.js";
 import type { GroundingOutcome } from "./grounding.js";
 import { searchPlan } from "./search.js";
 import type { SearchResult } from "./search.js";
+import { searchHeuristicPlan } from "./heuristic/index.js";
 import { loadZ3 } from "./z3.js";
 import type { Z3Instance } from "./z3.js";
 
 export interface PlanSearchOptions {
-  /** Longest plan searched; default 30. */
+  /** Longest plan the SMT search tries (to find or to prove a shortest plan); default 30. */
   maxSteps?: number;
   /** Wall-clock limit of one search; default 20000. */
   timeoutMs?: number;
+  /** Both parts (the default), or one alone (the bench compares them). */
+  method?: "auto" | "heuristic" | "smt";
 }
 
+/** How a plan was found. */
+export type PlanMethod = "heuristic" | "smt";
+
 export type PlanSearchOutcome =
-  | { kind: "plan"; plan: string[]; verification: Verification; horizonTried: number; elapsedMs: number }
-  | { kind: "no-plan"; maxSteps: number; reason: string; elapsedMs: number }
+  | {
+      kind: "plan";
+      plan: string[];
+      verification: Verification;
+      /** The SMT search's longest horizon tried; 0 when it did not run. */
+      horizonTried: number;
+      elapsedMs: number;
+      method: PlanMethod;
+      /** Whether no shorter plan exists (proved by the SMT search). */
+      shortest: boolean;
+    }
+  | {
+      kind: "no-plan";
+      maxSteps: number;
+      reason: string;
+      elapsedMs: number;
+      /** True when no plan of any length exists (the whole reachable state space was searched). */
+      proven?: boolean;
+    }
   | { kind: "gave-up"; reason: string; horizonTried: number; elapsedMs: number }
   | { kind: "cannot-help"; reason: string };
 
@@ -105,7 +134,35 @@ class Z3Planner implements Planner {
   }
 
   private async search(model: FormalModel, options: PlanSearchOptions): Promise<PlanSearchOutcome> {
+    const method = options.method ?? "auto";
+    if (method === "smt") return this.smtSearch(model, options, Date.now());
     const started = Date.now();
+    const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
+    const found = searchHeuristicPlan(model, { deadline: started + timeoutMs, stopped: this.stopped });
+    const elapsed = (): number => Date.now() - started;
+    switch (found.kind) {
+      case "cannot-help":
+        return found;
+      case "gave-up":
+        return { kind: "gave-up", reason: found.reason, horizonTried: 0, elapsedMs: elapsed() };
+      case "no-plan":
+        return { kind: "no-plan", maxSteps, reason: `no plan exists: ${found.reason}`, elapsedMs: elapsed(), proven: true };
+      case "plan":
+        break;
+    }
+    const heuristic: PlanSearchOutcome = { kind: "plan", plan: found.plan, verification: found.verification, horizonTried: 0, elapsedMs: elapsed(), method: "heuristic", shortest: found.plan.length === 0 };
+    if (method === "heuristic" || found.plan.length === 0 || found.plan.length - 1 > maxSteps) return heuristic;
+    // Shorter horizons, in the time left: a plan there is the shortest; none proves this one shortest.
+    const left = started + timeoutMs - Date.now();
+    if (left <= 0) return heuristic;
+    const shorter = await this.smtSearch(model, { maxSteps: found.plan.length - 1, timeoutMs: left }, Date.now());
+    if (shorter.kind === "plan") return { ...shorter, elapsedMs: elapsed() };
+    if (shorter.kind === "no-plan") return { ...heuristic, horizonTried: found.plan.length - 1, elapsedMs: elapsed(), shortest: true };
+    return { ...heuristic, horizonTried: "horizonTried" in shorter ? shorter.horizonTried : 0, elapsedMs: elapsed() };
+  }
+
+  private async smtSearch(model: FormalModel, options: PlanSearchOptions, started: number): Promise<PlanSearchOutcome> {
     const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
     const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     const elapsed = (): number => Date.now() - started;
@@ -143,7 +200,7 @@ class Z3Planner implements Planner {
         if (verification.verdict !== "valid") {
           return { kind: "cannot-help", reason: `the planner's encoding and the plan check disagree on ${JSON.stringify(result.plan)}: ${verification.reason}` };
         }
-        return { kind: "plan", plan: result.plan, verification, horizonTried: result.horizon, elapsedMs: elapsed() };
+        return { kind: "plan", plan: result.plan, verification, horizonTried: result.horizon, elapsedMs: elapsed(), method: "smt", shortest: true };
       }
     }
   }

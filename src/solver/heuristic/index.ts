@@ -1,36 +1,78 @@
 /**
- * Heuristic forward search over the grounded model: greedy best-first search with the FF
- * relaxed-plan heuristic (Metric-FF's numeric extension for fluents) and helpful actions.
- * (Interface first; the search lands with issue 30.)
+ * Heuristic forward search over the grounded model (docs/protocol.md, "Formal models and
+ * verified solutions"): FF's enforced hill-climbing, then greedy best-first search, with the
+ * FF relaxed-plan heuristic (Metric-FF's numeric extension for fluents) and helpful actions.
+ * It scales to plans of hundreds of steps, where bounded SMT planning grows with plan length;
+ * it does not prove a plan shortest. Every plan is checked by the simulator before it is
+ * returned: a plan the check does not call valid is never an answer.
+ *
+ * Synchronous and CPU-bound: callers run it in a process of its own (src/solver/planner-process.ts).
  */
 import type { FormalModel } from "../../formal/model.js";
+import { simulatePlan } from "../../formal/simulate.js";
+import type { Verification } from "../../formal/simulate.js";
+import { DEFAULT_GROUNDING_BOUNDS, groundTask } from "./ground-task.js";
+import { search } from "./search.js";
 
 export interface HeuristicOptions {
   /** Epoch milliseconds after which the search gives up. */
   deadline: number;
   /** Called now and then; true ends the search ("gave-up"). */
   stopped?: () => boolean;
+  /** States kept before the search gives up; default 2,000,000. */
+  maxStates?: number;
 }
 
 export interface HeuristicStats {
+  /** Ground actions after reachability. */
   groundActions: number;
+  /** Atoms that can change, and fluents. */
   atoms: number;
   fluents: number;
+  /** Action instances looked at while grounding. */
+  instancesSeen: number;
   expanded: number;
   evaluated: number;
   groundingMs: number;
   searchMs: number;
+  /** Which phase found the plan. */
+  phase?: "hill-climbing" | "best-first";
 }
 
 export type HeuristicOutcome =
-  | { kind: "plan"; plan: string[]; stats: HeuristicStats }
+  | { kind: "plan"; plan: string[]; verification: Verification; stats: HeuristicStats }
   | { kind: "no-plan"; reason: string; stats: HeuristicStats }
   | { kind: "gave-up"; reason: string; stats?: HeuristicStats }
   | { kind: "cannot-help"; reason: string };
 
+export const DEFAULT_MAX_STATES = 2_000_000;
+
 /** Plan steps are `(name arg …)`, lower-cased, as the simulator reads them. */
 export function searchHeuristicPlan(model: FormalModel, options: HeuristicOptions): HeuristicOutcome {
-  void model;
-  void options;
-  return { kind: "cannot-help", reason: "heuristic search is not built yet" };
+  if (model.goals.length === 0) return { kind: "cannot-help", reason: "the model states no formal goal, so a plan would have nothing to reach" };
+  if (!model.actions.some((a) => a.informal.length === 0)) return { kind: "cannot-help", reason: "no action of the model is fully formal" };
+  const started = Date.now();
+  const grounded = groundTask(model, DEFAULT_GROUNDING_BOUNDS);
+  const groundingMs = Date.now() - started;
+  if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to ground: ${grounded.reason}` };
+  const { task } = grounded;
+  const outcome = search(task, { deadline: options.deadline, maxStates: options.maxStates ?? DEFAULT_MAX_STATES, ...(options.stopped ? { stopped: options.stopped } : {}) });
+  const stats: HeuristicStats = {
+    groundActions: task.ops.length,
+    atoms: task.atoms.length,
+    fluents: task.fluents.length,
+    instancesSeen: grounded.instancesSeen,
+    expanded: outcome.expanded,
+    evaluated: outcome.evaluated,
+    groundingMs,
+    searchMs: Date.now() - started - groundingMs,
+  };
+  if (outcome.kind !== "plan") return { kind: outcome.kind, reason: outcome.reason, stats };
+  const plan = outcome.ops.map((i) => (task.ops[i] as { step: string }).step);
+  // The simulator has the last word: a plan it does not call valid is never an answer.
+  const verification = simulatePlan(model, plan);
+  if (verification.verdict !== "valid") {
+    return { kind: "cannot-help", reason: `the plan found (${plan.length} steps) is not valid by the plan check: ${verification.reason}` };
+  }
+  return { kind: "plan", plan, verification, stats: { ...stats, phase: outcome.phase } };
 }
