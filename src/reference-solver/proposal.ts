@@ -4,14 +4,22 @@
  * coordinator's own simulator found it valid, and then every formal goal is satisfied.
  */
 import type { FormalModel } from "../formal/index.js";
-import type { PlanSearchOutcome } from "../solver/index.js";
+import type { PlanMethod, PlanSearchOutcome } from "../solver/index.js";
 import { clip } from "../session/text.js";
 import type { SolutionBody as ProtocolSolution } from "../session/types.js";
 
 /** A proposal's `solution` as docs/protocol.md has it, with how the search went (an extra field the coordinator keeps and shows). */
-export type SolutionBody = ProtocolSolution & { search?: { horizon?: number; elapsedMs?: number; planner: string } };
+export type SolutionBody = ProtocolSolution & {
+  search?: { horizon?: number; elapsedMs?: number; planner: string; method?: PlanMethod; shortest?: boolean };
+};
 
-export const PLANNER_NAME = "bounded planning with Z3 (z3-solver)";
+export const PLANNER_NAME = "the reference planner (heuristic search, then bounded planning with Z3)";
+
+/** How each part of the planner is named in a proposal. */
+const METHOD_TEXT: Record<PlanMethod, string> = {
+  heuristic: "greedy best-first search with the FF heuristic",
+  smt: "bounded planning with Z3",
+};
 
 function secondsText(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
@@ -21,19 +29,20 @@ export function solutionFor(model: FormalModel, outcome: PlanSearchOutcome): Sol
   switch (outcome.kind) {
     case "plan": {
       const n = outcome.plan.length;
+      const shortest = outcome.shortest ? "no shorter one exists" : "not known to be the shortest";
       return {
         success: true,
-        message: `A plan of ${n === 1 ? "1 step" : `${n} steps`} (no shorter one exists), found by ${PLANNER_NAME} in ${secondsText(outcome.elapsedMs)} and checked against the model.`,
+        message: `A plan of ${n === 1 ? "1 step" : `${n} steps`} (${shortest}), found by ${METHOD_TEXT[outcome.method]} in ${secondsText(outcome.elapsedMs)} and checked against the model.`,
         plan: outcome.plan,
         satisfiesGoals: model.goals.map((g) => ({ goal: clip(g.text, 200), satisfied: true })),
-        search: { horizon: outcome.horizonTried, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME },
+        search: { horizon: outcome.horizonTried, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME, method: outcome.method, shortest: outcome.shortest },
       };
     }
     case "no-plan":
       return {
         success: false,
-        message: `No plan within ${outcome.maxSteps} steps: ${outcome.reason}`,
-        executionError: `no plan within ${outcome.maxSteps} steps`,
+        message: outcome.proven === true ? `No plan exists: ${outcome.reason}` : `No plan within ${outcome.maxSteps} steps: ${outcome.reason}`,
+        executionError: outcome.proven === true ? "no plan exists" : `no plan within ${outcome.maxSteps} steps`,
         search: { horizon: outcome.maxSteps, elapsedMs: Math.round(outcome.elapsedMs), planner: PLANNER_NAME },
       };
     case "gave-up":

@@ -139,7 +139,7 @@ class Z3Planner implements Planner {
     const started = Date.now();
     const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
-    const found = searchHeuristicPlan(model, { deadline: started + timeoutMs, stopped: this.stopped });
+    const found = await searchHeuristicPlan(model, { deadline: started + timeoutMs, stopped: this.stopped });
     const elapsed = (): number => Date.now() - started;
     switch (found.kind) {
       case "cannot-help":
@@ -147,7 +147,7 @@ class Z3Planner implements Planner {
       case "gave-up":
         return { kind: "gave-up", reason: found.reason, horizonTried: 0, elapsedMs: elapsed() };
       case "no-plan":
-        return { kind: "no-plan", maxSteps, reason: `no plan exists: ${found.reason}`, elapsedMs: elapsed(), proven: true };
+        return { kind: "no-plan", maxSteps, reason: found.reason, elapsedMs: elapsed(), proven: true };
       case "plan":
         break;
     }
@@ -158,7 +158,8 @@ class Z3Planner implements Planner {
     if (left <= 0) return heuristic;
     const shorter = await this.smtSearch(model, { maxSteps: found.plan.length - 1, timeoutMs: left }, Date.now());
     if (shorter.kind === "plan") return { ...shorter, elapsedMs: elapsed() };
-    if (shorter.kind === "no-plan") return { ...heuristic, horizonTried: found.plan.length - 1, elapsedMs: elapsed(), shortest: true };
+    // Every shorter horizon was tried without a plan: this one's length is the first that has one.
+    if (shorter.kind === "no-plan") return { ...heuristic, horizonTried: found.plan.length, elapsedMs: elapsed(), shortest: true };
     return { ...heuristic, horizonTried: "horizonTried" in shorter ? shorter.horizonTried : 0, elapsedMs: elapsed() };
   }
 

@@ -6,7 +6,8 @@
  * it does not prove a plan shortest. Every plan is checked by the simulator before it is
  * returned: a plan the check does not call valid is never an answer.
  *
- * Synchronous and CPU-bound: callers run it in a process of its own (src/solver/planner-process.ts).
+ * CPU-bound: it lets the process's other work run every 50 ms, and callers that must stay
+ * responsive run it in a process of their own (src/solver/planner-process.ts).
  */
 import type { FormalModel } from "../../formal/model.js";
 import { simulatePlan } from "../../formal/simulate.js";
@@ -48,7 +49,7 @@ export type HeuristicOutcome =
 export const DEFAULT_MAX_STATES = 2_000_000;
 
 /** Plan steps are `(name arg …)`, lower-cased, as the simulator reads them. */
-export function searchHeuristicPlan(model: FormalModel, options: HeuristicOptions): HeuristicOutcome {
+export async function searchHeuristicPlan(model: FormalModel, options: HeuristicOptions): Promise<HeuristicOutcome> {
   if (model.goals.length === 0) return { kind: "cannot-help", reason: "the model states no formal goal, so a plan would have nothing to reach" };
   if (!model.actions.some((a) => a.informal.length === 0)) return { kind: "cannot-help", reason: "no action of the model is fully formal" };
   const started = Date.now();
@@ -56,7 +57,7 @@ export function searchHeuristicPlan(model: FormalModel, options: HeuristicOption
   const groundingMs = Date.now() - started;
   if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to ground: ${grounded.reason}` };
   const { task } = grounded;
-  const outcome = search(task, { deadline: options.deadline, maxStates: options.maxStates ?? DEFAULT_MAX_STATES, ...(options.stopped ? { stopped: options.stopped } : {}) });
+  const outcome = await search(task, { deadline: options.deadline, maxStates: options.maxStates ?? DEFAULT_MAX_STATES, ...(options.stopped ? { stopped: options.stopped } : {}) });
   const stats: HeuristicStats = {
     groundActions: task.ops.length,
     atoms: task.atoms.length,

@@ -548,7 +548,8 @@ export class RelaxedPlanHeuristic {
         if ((this.unitLevel[u] as number) === 0) helpful.add((this.units[u] as Unit).op);
       }
     }
-    return { h: chosenOps.size + repeats, helpful: [...helpful] };
+    // The goal is not possible before this layer, so at least one action is needed, whatever was counted.
+    return { h: Math.max(goalLayer > 0 ? 1 : 0, chosenOps.size + repeats), helpful: [...helpful] };
   }
 
   /** Among the units of layer `at` that add `p`, the one whose preconditions were reached earliest in sum. */
@@ -573,14 +574,15 @@ export class RelaxedPlanHeuristic {
    * often as the gap needs. Returns the repetitions beyond the first.
    */
   private needNumeric(c: Extract<Cond, { k: "cmp" }>, state: State, choose: (u: number) => void): number {
+    const level = this.cmpLevel(c);
     const before = this.difference(c, state.values);
-    if (before === undefined) return 0;
+    // Without a value now, the unit that first made it possible is all that can be said.
+    if (before === undefined) return this.firstPossibleUnit(c, level, choose);
     const direction = c.op === ">" || c.op === ">=" ? 1 : c.op === "<" || c.op === "<=" ? -1 : before < 0 ? 1 : -1;
     const strict = c.op === ">" || c.op === "<";
     const gap = -direction * before;
     if (gap < 0 || (gap === 0 && !strict && c.op !== "=")) return 0;
     if (gap === 0 && c.op === "=") return 0;
-    const level = this.cmpLevel(c);
     let best = -1;
     let bestGain = 0;
     const values = Float64Array.from(state.values);
@@ -604,20 +606,28 @@ export class RelaxedPlanHeuristic {
         bestGain = gain;
       }
     }
-    if (best < 0) {
-      // No single unit closes the gap from here: the unit that first made it possible.
-      for (const u of candidates) {
-        if ((this.unitLevel[u] as number) < level) {
-          choose(u);
-          return 0;
-        }
-      }
-      return 0;
-    }
+    // No single unit closes the gap from here: the unit that first made it possible.
+    if (best < 0) return this.firstPossibleUnit(c, level, choose);
     choose(best);
     if (c.op === "=") return 0;
     const times = Math.ceil((strict && gap === 0 ? Number.EPSILON : gap) / bestGain - 1e-9);
     return Math.min(MAX_REPEATS, Math.max(1, times)) - 1;
+  }
+
+  /** Chooses the earliest unit before `level` that updates a fluent of `c`; no repetitions counted. */
+  private firstPossibleUnit(c: Extract<Cond, { k: "cmp" }>, level: number, choose: (u: number) => void): number {
+    const fluents = new Set<number>();
+    numFluents(c.left, fluents);
+    numFluents(c.right, fluents);
+    let best = -1;
+    for (const f of fluents) {
+      for (const u of this.updaters[f] as number[]) {
+        const l = this.unitLevel[u] as number;
+        if (l < level && (best < 0 || l < (this.unitLevel[best] as number))) best = u;
+      }
+    }
+    if (best >= 0) choose(best);
+    return 0;
   }
 
   /** left − right in a valuation, or undefined when either side has no value there. */

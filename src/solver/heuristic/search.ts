@@ -32,12 +32,20 @@ class Stop extends Error {
   }
 }
 
-export function search(task: Task, bounds: SearchBounds): SearchOutcome {
+/** How long the search runs before it lets other work of the process run (a close, a message). */
+const SLICE_MS = 50;
+
+export async function search(task: Task, bounds: SearchBounds): Promise<SearchOutcome> {
   const h = new RelaxedPlanHeuristic(task);
   const succ = new Successors(task);
   const counts = { expanded: 0, evaluated: 0 };
-  const check = (): void => {
-    if (Date.now() > bounds.deadline) throw new Stop("the time limit was reached");
+  let sliceEnds = Date.now() + SLICE_MS;
+  const check = async (): Promise<void> => {
+    const now = Date.now();
+    if (now > bounds.deadline) throw new Stop("the time limit was reached");
+    if (now < sliceEnds) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    sliceEnds = Date.now() + SLICE_MS;
     if (bounds.stopped?.() === true) throw new Stop("the search was stopped");
   };
   try {
@@ -48,9 +56,9 @@ export function search(task: Task, bounds: SearchBounds): SearchOutcome {
     if (first.h === Number.POSITIVE_INFINITY && h.cappedEstimates === 0) {
       return { kind: "no-plan", reason: "the goal cannot be reached even when deletes are ignored", ...counts };
     }
-    const climbed = hillClimb(task, h, succ, first, counts, check, bounds.maxStates);
+    const climbed = await hillClimb(task, h, succ, first, counts, check, bounds.maxStates);
     if (climbed !== undefined) return { kind: "plan", ops: climbed, phase: "hill-climbing", ...counts };
-    const found = bestFirst(task, h, succ, counts, check, bounds.maxStates);
+    const found = await bestFirst(task, h, succ, counts, check, bounds.maxStates);
     if (found !== undefined) return { kind: "plan", ops: found, phase: "best-first", ...counts };
     if (h.cappedEstimates > 0) return { kind: "gave-up", reason: "every state was searched, but some estimates stopped at the layer bound", ...counts };
     return { kind: "no-plan", reason: "every reachable state was searched", ...counts };
@@ -64,12 +72,21 @@ export function search(task: Task, bounds: SearchBounds): SearchOutcome {
 type Counts = { expanded: number; evaluated: number };
 
 /** FF's enforced hill-climbing: breadth-first over helpful actions to a strictly better state. */
-function hillClimb(task: Task, h: RelaxedPlanHeuristic, succ: Successors, first: { h: number; helpful: number[] }, counts: Counts, check: () => void, maxStates: number): number[] | undefined {
+async function hillClimb(
+  task: Task,
+  h: RelaxedPlanHeuristic,
+  succ: Successors,
+  first: { h: number; helpful: number[] },
+  counts: Counts,
+  check: () => Promise<void>,
+  maxStates: number,
+): Promise<number[] | undefined> {
   let current = task.initial;
   let estimate = first;
   const plan: number[] = [];
   const onPath = new Set<string>([stateKey(current)]);
-  while (estimate.h > 0) {
+  // An estimate of 0 is no proof (a fluent without value can make it so): the goal itself is checked.
+  while (!succ.isGoal(current)) {
     interface Node {
       state: State;
       helpful: number[];
@@ -82,7 +99,7 @@ function hillClimb(task: Task, h: RelaxedPlanHeuristic, succ: Successors, first:
     for (let i = 0; i < nodes.length && better === undefined; i += 1) {
       const node = nodes[i] as Node;
       counts.expanded += 1;
-      check();
+      await check();
       for (const op of node.helpful) {
         const next = succ.apply(op, node.state);
         if (next === undefined) continue;
@@ -175,7 +192,7 @@ class Queue {
 }
 
 /** Lazy greedy best-first search with a preferred queue for helpful actions. */
-function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, counts: Counts, check: () => void, maxStates: number): number[] | undefined {
+async function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, counts: Counts, check: () => Promise<void>, maxStates: number): Promise<number[] | undefined> {
   const states: State[] = [task.initial];
   const parents: number[] = [-1];
   const ops: number[] = [-1];
@@ -209,7 +226,7 @@ function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, counts
     if (closedMarks[id] === 1) continue;
     closedMarks[id] = 1;
     counts.expanded += 1;
-    check();
+    await check();
     const state = states[id] as State;
     if (succ.isGoal(state)) return planTo(id);
     const e = h.estimate(state);
