@@ -21,6 +21,8 @@ export class TypeHierarchy {
       for (const t of d.types) if (t !== d.name) set.add(t);
       this.parents.set(d.name, set);
     }
+    // A parent named only after a `-` is a type too, under `object`.
+    for (const d of declarations) for (const t of d.types) if (t !== ROOT_TYPE && !this.parents.has(t)) this.parents.set(t, new Set());
   }
 
   /** Whether `type` is declared (or is the root). */
