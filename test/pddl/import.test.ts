@@ -56,6 +56,8 @@ describe("importPddl on a domain that uses every supported construct", () => {
     const wait = model.actions.find((a) => a.name === "wait");
     expect(wait).toMatchObject({ parameters: [], preconditions: [{ kind: "and", parts: [] }], effects: [], informal: [] });
     expect(result.notes.some((n) => n.includes("wait"))).toBe(true);
+    // Applicable (the goal, not the step, is what fails).
+    expect(simulatePlan(model, ["wait()"])).toMatchObject({ verdict: "invalid", step: 2 });
   });
 
   it("reads the initial state, the goal per conjunct and both files' always-constraints", () => {
