@@ -10,8 +10,12 @@ import { refuse } from "./refusal.js";
 import { headOf, preview, readDefine, symbolOf, typedList } from "./source.js";
 import type { List, TypedName } from "./source.js";
 
-/** Counts past which a domain is refused rather than read: far above any real domain. */
-export const DOMAIN_LIMITS = { actions: 2_000, declarations: 10_000 } as const;
+/**
+ * Counts past which a domain is refused rather than read: far above any real domain. The
+ * formal model reads at most 256 items of a parameter list, so a longer one is refused here
+ * rather than cut short there.
+ */
+export const DOMAIN_LIMITS = { actions: 2_000, declarations: 10_000, parameters: 256 } as const;
 
 /** A predicate or function declaration: `(at ?x - loc ?y)`. */
 export interface Declaration {
@@ -149,6 +153,7 @@ function readAction(section: List): ActionForms {
     if (key === ":parameters") {
       if (value.kind !== "list") refuse("domain", value, ":parameters", `:parameters of ${name} must be a list such as (?x - type)`);
       action.parameters = typedList(value.items, "domain", `the parameters of ${name}`, true);
+      if (action.parameters.length > DOMAIN_LIMITS.parameters) refuse("domain", value, ":parameters", `action ${name} has more than ${DOMAIN_LIMITS.parameters} parameters`);
       action.parametersForm = value;
     } else {
       checkExpression(value, "domain", `action ${name}`);

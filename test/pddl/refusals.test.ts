@@ -104,6 +104,8 @@ describe("importPddl refuses what the conventions cannot carry, naming it where 
   it("refuses a file past its bounds instead of reading it", () => {
     const huge = `(define (domain d) ${"(:predicates (p))".repeat(600_000)})`;
     expect(refusalOf(huge).message).toMatch(/longer than/);
+    const many = Array.from({ length: 257 }, (_, i) => `?p${i}`).join(" ");
+    expect(refusalOf(domainWith(`  (:action a :parameters (${many}) :effect (on ?p0 ?p1))`)).message).toMatch(/more than 256 parameters/);
     const deep = `(define (domain d) (:predicates (p)) (:action a :parameters () :precondition ${"(not ".repeat(500)}(p)${")".repeat(500)}))`;
     expect(refusalOf(deep).message).toMatch(/deeper than/);
   });
