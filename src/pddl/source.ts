@@ -138,9 +138,11 @@ export function formText(form: SExpr, eitherName: (members: string[]) => string)
     f.items.forEach((item, i) => {
       if (i > 0) text += " ";
       const before = f.items[i - 1];
-      if (before?.kind === "symbol" && before.text === "-" && headOf(item) === "either" && item.kind === "list") {
+      const members = item.kind === "list" && headOf(item) === "either" ? item.items.slice(1) : [];
+      // Only a well-formed (either a b …) is replaced; anything else is left for the parser to refuse.
+      if (before?.kind === "symbol" && before.text === "-" && members.length > 0 && members.every((m) => m.kind === "symbol" && !m.text.startsWith("?"))) {
         starts.push({ offset: text.length, form: item });
-        text += eitherName(item.items.flatMap((m) => (m.kind === "symbol" ? [m.text] : [])));
+        text += eitherName(members.map((m) => (m.kind === "symbol" ? m.text : "")));
       } else write(item);
     });
     text += ")";

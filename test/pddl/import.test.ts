@@ -104,6 +104,39 @@ describe("importPddl on a domain that uses every supported construct", () => {
   });
 });
 
+describe("importPddl on types", () => {
+  const domain = `(define (domain shapes) (:requirements :typing)
+    (:types circle square - shape dot)
+    (:predicates (red ?x) (marked))
+    (:action mark :parameters ()
+      :precondition (exists (?s - (either circle dot)) (red ?s))
+      :effect (marked)))`;
+  const problem = `(define (problem p) (:domain shapes)
+    (:objects c1 - circle s1 - square d1 - dot x1 - (either square dot) loose)
+    (:init (red x1)) (:goal (marked)))`;
+
+  it("turns (either …) of a quantified variable into a type every member's object has, and an object declared with either into both types", () => {
+    const { model } = imported(domain, problem);
+    const types = Object.fromEntries(model.objects.map((o) => [o.symbol, [...o.types].sort()]));
+    expect(types).toEqual({
+      c1: ["circle", "either-circle-dot", "shape"],
+      d1: ["dot", "either-circle-dot"],
+      s1: ["shape", "square"],
+      x1: ["dot", "either-circle-dot", "shape", "square"],
+      // An untyped object has the root type, which every entity needs to pass the shapes.
+      loose: ["object"],
+    });
+    expect(model.actions[0]?.preconditions[0]).toMatchObject({ kind: "exists", variables: [{ name: "?s", type: "either-circle-dot" }] });
+    // x1 is a dot, hence in (either circle dot): the precondition holds.
+    expect(simulatePlan(model, ["mark()"]).verdict).toBe("valid");
+  });
+
+  it("does not give the either type to an object of neither member", () => {
+    const { model } = imported(domain, problem.replace("(red x1)", "(red s1)"));
+    expect(simulatePlan(model, ["mark()"])).toMatchObject({ verdict: "invalid", step: 1 });
+  });
+});
+
 describe("importPddl on IPC benchmarks", () => {
   const firsts = ipcFolders().flatMap((folder) => ipcProblems(folder, 1));
 

@@ -64,6 +64,11 @@ describe("importPddl refuses what the conventions cannot carry, naming it where 
     { name: "an unbound variable", domain: domainWith("  (:action a :parameters (?x) :effect (on ?x ?y))"), expected: { line: 3, column: 46, construct: "?y", message: /\?y is neither a parameter/ } },
     { name: "a wrong arity", domain: domainWith("  (:action a :parameters (?x) :effect (on ?x))"), expected: { construct: "on", message: /on takes 2 arguments, found 1/ } },
     { name: "an undeclared type", domain: domainWith("  (:action a :parameters (?x - block) :effect (on ?x ?x))"), expected: { construct: "block", message: /the type block of \?x is not declared/ } },
+    {
+      name: "an empty (either)",
+      domain: domainWith("  (:action a :parameters () :precondition (exists (?x - (either)) (on ?x ?x)) :effect (on a a))"),
+      expected: { line: 3, column: 57, message: /expected a type name after -/ },
+    },
     { name: "an unbalanced parenthesis", domain: "(define (domain d)\n  (:predicates (on ?x ?y)", expected: { line: 2, column: 3, message: /never closed/ } },
     { name: "a missing define", domain: "(domain d)", expected: { line: 1, column: 1, construct: "define", message: /expected \(define \(domain NAME\) …\)/ } },
     { name: "an empty file", domain: "  ; nothing\n", expected: { construct: "define", message: /empty/ } },
