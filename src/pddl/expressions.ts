@@ -10,7 +10,7 @@ import type { SExpr } from "../formal/sexpr.js";
 import { conditionVariables, effectVariables } from "../formal/variables.js";
 import { refuse } from "./refusal.js";
 import type { PddlFile } from "./refusal.js";
-import { formText, positionIn, preview } from "./source.js";
+import { formAt, formText, preview } from "./source.js";
 import { ROOT_TYPE } from "./types.js";
 
 /** The names the files declare, which every expression may use and nothing else. */
@@ -70,8 +70,9 @@ function parseForm<T>(form: SExpr, file: PddlFile, what: string, vocabulary: Voc
   const outcome = parse(text);
   if (outcome.kind === "formal") return { text, value: outcome.value };
   if (outcome.kind === "free-text") return refuse(file, form, preview(form), `${what} is not an expression`);
-  const at = outcome.error.line === 1 ? positionIn(starts, outcome.error.column, form) : form;
-  return refuse(file, at, preview(form), `${what}: ${outcome.error.message}`);
+  // The text is one line, so the parser's column leads back to the sub-form it complained about.
+  const at = outcome.error.line === 1 ? formAt(starts, outcome.error.column, form) : form;
+  return refuse(file, at, preview(at), `${what}: ${outcome.error.message}`);
 }
 
 function unbound(form: SExpr, file: PddlFile, what: string, free: readonly string[]): void {

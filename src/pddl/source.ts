@@ -151,14 +151,14 @@ export function formText(form: SExpr, eitherName: (members: string[]) => string)
   return { text, starts };
 }
 
-/** The file position of a column (1-based) in a text built by `formText`. */
-export function positionIn(starts: readonly { offset: number; form: SExpr }[], column: number, fallback: SExpr): At {
+/** The sub-form that starts at or last before a column (1-based) of a text built by `formText`. */
+export function formAt(starts: readonly { offset: number; form: SExpr }[], column: number, fallback: SExpr): SExpr {
   let found: SExpr = fallback;
   for (const s of starts) {
     if (s.offset > column - 1) break;
     found = s.form;
   }
-  return { line: found.line, column: found.column };
+  return found;
 }
 
 /** The parts of a top-level `(and …)`, or the form itself; `()` is no part at all. */

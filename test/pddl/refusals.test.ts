@@ -65,6 +65,11 @@ describe("importPddl refuses what the conventions cannot carry, naming it where 
     { name: "a wrong arity", domain: domainWith("  (:action a :parameters (?x) :effect (on ?x))"), expected: { construct: "on", message: /on takes 2 arguments, found 1/ } },
     { name: "an undeclared type", domain: domainWith("  (:action a :parameters (?x - block) :effect (on ?x ?x))"), expected: { construct: "block", message: /the type block of \?x is not declared/ } },
     {
+      name: "an expression the formal parser does not read, at the sub-form it names",
+      domain: domainWith("  (:action a :parameters (?x)\n    :precondition (and (on ?x ?x) (not (on ?x ?x) (on ?x ?x))) :effect (on ?x ?x))"),
+      expected: { line: 4, column: 35, construct: "(not …)", message: /^the precondition of a: \(not …\) takes 1 argument, found 2$/ },
+    },
+    {
       name: "an empty (either)",
       domain: domainWith("  (:action a :parameters () :precondition (exists (?x - (either)) (on ?x ?x)) :effect (on a a))"),
       expected: { line: 3, column: 57, message: /expected a type name after -/ },
