@@ -4,6 +4,7 @@
  */
 import type { FormalModel } from "../../src/formal/model.js";
 import { importPddl } from "../../src/pddl/index.js";
+import type { PddlImportOptions } from "../../src/pddl/index.js";
 
 /** A domain with type hierarchy, either, constants, negative and disjunctive preconditions, imply, quantifiers, conditional and numeric effects, constraints. */
 export const RICH_DOMAIN = `; every construct the import carries
@@ -49,8 +50,8 @@ export const RICH_PROBLEM = `(define (problem deliver-2)
 `;
 
 /** Imports and fails the test with the refusal when the import refuses. */
-export function imported(domain: string, problem: string): Extract<ReturnType<typeof importPddl>, { ok: true }> {
-  const result = importPddl(domain, problem);
+export function imported(domain: string, problem: string, options: PddlImportOptions = {}): Extract<ReturnType<typeof importPddl>, { ok: true }> {
+  const result = importPddl(domain, problem, options);
   if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal)}`);
   return result;
 }

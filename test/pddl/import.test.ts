@@ -96,6 +96,13 @@ describe("importPddl on a domain that uses every supported construct", () => {
     expect(simulatePlan(model, fourDrives)).toMatchObject({ verdict: "invalid", step: 4 });
   });
 
+  it("mints its nodes under the base it is given, or a urn of the domain and problem names", () => {
+    expect(model.objects.find((o) => o.symbol === "t1")?.nodes).toEqual(["urn:mfr:pddl:courier:deliver-2:object-t1"]);
+    const based = imported(RICH_DOMAIN, RICH_PROBLEM, { base: "http://example.org/models/x#" });
+    expect(based.model.actions.map((a) => a.node)).toContain("http://example.org/models/x#action-drive");
+    expect(withoutNodes(based.model)).toEqual(withoutNodes(model));
+  });
+
   it("passes the project's SHACL validation with no Violation", async () => {
     const analysis = await analyseModel(job([contribution("importer", result.turtle)]), shapes);
     expect(analysis.parseErrors).toEqual([]);
