@@ -109,7 +109,8 @@ export function checkExpression(form: SExpr, file: PddlFile, where: string): voi
     if ((head === "scale-up" || head === "scale-down") && !SCALING_EFFECTS) {
       refuse(file, f, `(${head} …)`, `(${head} …) is not supported yet (the formal model's effects are assign, increase and decrease)`);
     }
-    for (const item of f.items) stack.push(item);
+    // Pushed last-first, so the first construct in the text is the one named.
+    for (let i = f.items.length - 1; i >= 0; i -= 1) stack.push(f.items[i] as SExpr);
   }
 }
 

@@ -107,6 +107,11 @@ describe("importPddl refuses what the conventions cannot carry, naming it where 
     expect(formatRefusal(refusal, "dom/x.pddl")).toMatch(/^dom\/x\.pddl:3:3: /);
   });
 
+  it("names the first of several refused constructs in the text", () => {
+    const refusal = refusalOf(domainWith("  (:functions (f))\n  (:action a :parameters () :precondition (and (preference p (on a a)) (> (f) #t)) :effect (on a a))"));
+    expect(refusal).toMatchObject({ line: 4, column: 48, construct: "(preference …)" });
+  });
+
   it("accepts the same domain once the refused part is gone", () => {
     expect(importPddl(domainWith(""), PROBLEM).ok).toBe(true);
   });
