@@ -23,6 +23,10 @@ Commands:
   export ID --pddl
                   write the model's formal part as PDDL: ID.domain.pddl, ID.problem.pddl and
                   ID.AGENT.plan per proposed plan (check one with: Validate -v DOMAIN PROBLEM PLAN)
+  import-pddl DOMAIN PROBLEM
+                  read a PDDL domain and problem into one Turtle contribution of the formal-model
+                  conventions (stdout, or --out FILE); a summary goes to stderr; what the
+                  conventions cannot carry is refused as FILE:LINE:COL: message (exit 1)
   backup FILE     an online copy of the database (safe while the coordinator runs; --data-dir DIR)
   verify          replay every logged session and check it sends exactly what was sent live
                   (give it the profile the coordinator runs with: its rooms and stanza limit)
@@ -40,7 +44,8 @@ Options:
   --secrets FILE    secrets JSON (default config/agents/secrets.json; env MFR_SECRETS)
   --log-level LVL   fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)
   --pretty          human-readable log lines (default when stdout is a terminal)
-  --out DIR         where export writes its files (default: the current directory)
+  --out DIR         where export writes its files (default: the current directory);
+                    import-pddl: the file the Turtle is written to (default: stdout)
   --pddl            export: the formal model and plans as PDDL instead of TriG and JSON
   --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
   --version         print the version
@@ -307,6 +312,13 @@ async function main(): Promise<void> {
       } finally {
         close();
       }
+      return;
+    }
+    case "import-pddl": {
+      const [domainPath, problemPath, extra] = args.rest;
+      if (domainPath === undefined || problemPath === undefined || extra !== undefined) fail(`import-pddl needs a domain and a problem file\n\n${USAGE}`, EXIT_USAGE);
+      const { runImportPddl } = await import("./pddl/command.js");
+      process.exitCode = runImportPddl(domainPath, problemPath, args.out, { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) });
       return;
     }
     case "backup": {

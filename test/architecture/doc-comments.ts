@@ -26,6 +26,7 @@ export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/shell/host",
   "src/shell/lease-keeper.ts",
   "src/fleet",
+  "src/pddl",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */
