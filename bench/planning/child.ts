@@ -47,23 +47,23 @@ export function runInChild(job: WorkerJob, limits: ChildLimits): Promise<Planner
         child.kill("SIGKILL");
       }, allowanceMs);
     };
-    arm("import", IMPORT_ALLOWANCE_MS, `killed: no import within ${seconds(IMPORT_ALLOWANCE_MS)}`);
+    arm("import", IMPORT_ALLOWANCE_MS, `no import within ${seconds(IMPORT_ALLOWANCE_MS)}`);
 
     child.on("message", (message: WorkerMessage) => {
       switch (message.phase) {
         case "imported":
           run.import = message.report;
-          arm("search", job.timeoutMs + limits.graceMs, `killed at the limit: still searching after ${seconds(job.timeoutMs)} + ${seconds(limits.graceMs)} grace`);
+          arm("search", job.timeoutMs + limits.graceMs, `at the limit: still searching after ${seconds(job.timeoutMs)} + ${seconds(limits.graceMs)} grace`);
           break;
         case "searched":
           run.search = message.report;
-          arm("check", CHECK_ALLOWANCE_MS, `killed: the plan check took over ${seconds(CHECK_ALLOWANCE_MS)}`);
+          arm("check", CHECK_ALLOWANCE_MS, `the plan check took over ${seconds(CHECK_ALLOWANCE_MS)}`);
           break;
         case "checked":
           run.check = message.report;
           break;
         case "failed":
-          failure = `failed: ${firstLine(message.error)}`;
+          failure = `the worker failed: ${firstLine(message.error)}`;
           break;
       }
     });
@@ -75,8 +75,8 @@ export function runInChild(job: WorkerJob, limits: ChildLimits): Promise<Planner
       clearTimeout(timer);
       const complete = run.import !== undefined && (run.import.ok === false || (run.search !== undefined && (run.search.plan === undefined || run.check !== undefined)));
       if (!complete) {
-        const reason = killedFor ?? failure ?? `crashed: ${describeExit(code, signal, stderr)}`;
-        run.ended = { phase, reason, ms: performance.now() - phaseStarted };
+        const ms = performance.now() - phaseStarted;
+        run.ended = killedFor !== null ? { phase, how: "killed", reason: killedFor, ms } : { phase, how: "crashed", reason: failure ?? describeExit(code, signal, stderr), ms };
       }
       resolve(run);
     };

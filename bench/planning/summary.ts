@@ -55,7 +55,7 @@ export function classify(run: PlannerRun | undefined, timeoutMs: number): Classi
     if (search.ms > timeoutMs) return { status: "late", reason: `a valid plan after ${(search.ms / 1000).toFixed(1)} s, past the limit`, ms: search.ms, length };
     return { status: "solved", reason: search.reason, ms: search.ms, length };
   }
-  if (run.ended !== undefined) return { status: run.ended.reason.startsWith("killed") ? "killed" : "crashed", reason: `${run.ended.reason} (in the ${run.ended.phase})` };
+  if (run.ended !== undefined) return { status: run.ended.how, reason: `${run.ended.reason} (in the ${run.ended.phase})` };
   if (search !== undefined) return { status: search.kind === "plan" ? "invalid-plan" : search.kind, reason: search.reason };
   return { status: "crashed", reason: "no report from the worker" };
 }

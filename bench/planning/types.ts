@@ -68,7 +68,7 @@ export interface PlannerRun {
   import?: ImportReport;
   search?: SearchReport;
   check?: CheckReport;
-  ended?: { phase: "import" | "search" | "check"; reason: string; ms: number };
+  ended?: { phase: "import" | "search" | "check"; how: "killed" | "crashed"; reason: string; ms: number };
 }
 
 export interface ProblemResult extends Problem {

@@ -30,10 +30,10 @@ const RESULTS: ProblemResult[] = [
   result("gripper", "instance-1.pddl", solved(1_200, 11)),
   result("gripper", "instance-2.pddl", solved(2_400, 17), { bestKnown: 17 }),
   result("gripper", "instance-3.pddl", { import: REFUSED }),
-  result("gripper", "instance-4.pddl", { import: IMPORTED, ended: { phase: "search", reason: "killed at the limit: still searching after 5 s + 5 s grace", ms: 10_000 } }),
+  result("gripper", "instance-4.pddl", { import: IMPORTED, ended: { phase: "search", how: "killed", reason: "at the limit: still searching after 5 s + 5 s grace", ms: 10_000 } }),
   result("zeno-numeric", "pfile1.pddl", { import: IMPORTED, search: { kind: "plan", reason: "found", ms: 100, plan: ["(fly p1 a b)"] }, check: { verdict: "invalid", reason: "fuel runs out", step: 1, ms: 1 } }),
   result("zeno-numeric", "pfile2.pddl", { import: IMPORTED, search: { kind: "gave-up", reason: "deadline", ms: 5_000 } }),
-  result("zeno-numeric", "pfile3.pddl", { import: IMPORTED, ended: { phase: "search", reason: "crashed: out of memory (JavaScript heap)", ms: 900 } }),
+  result("zeno-numeric", "pfile3.pddl", { import: IMPORTED, ended: { phase: "search", how: "crashed", reason: "out of memory (JavaScript heap)", ms: 900 } }),
   result("zeno-numeric", "pfile4.pddl", solved(6_000, 4)),
 ];
 
@@ -69,7 +69,7 @@ describe("what counts as solved", () => {
     expect(classify(RESULTS[4]?.heuristic, 5_000)).toMatchObject({ status: "invalid-plan", reason: "invalid at step 1: fuel runs out" });
     expect(classify(RESULTS[5]?.heuristic, 5_000)).toEqual({ status: "gave-up", reason: "deadline" });
     expect(classify(RESULTS[6]?.heuristic, 5_000).status).toBe("crashed");
-    const unchecked: PlannerRun = { planner: "heuristic", import: IMPORTED, search: { kind: "plan", reason: "", ms: 1, plan: ["(a)"] }, ended: { phase: "check", reason: "crashed: exited with code 1", ms: 3 } };
+    const unchecked: PlannerRun = { planner: "heuristic", import: IMPORTED, search: { kind: "plan", reason: "", ms: 1, plan: ["(a)"] }, ended: { phase: "check", how: "crashed", reason: "exited with code 1", ms: 3 } };
     expect(classify(unchecked, 5_000).status).toBe("invalid-plan");
     expect(classify(undefined, 5_000).status).toBe("not-run");
   });
@@ -98,8 +98,8 @@ describe("the figures and the text", () => {
   it("lists every problem not solved with its reason, the refusal included, and the invalid plans loudly", () => {
     const text = unsolvedLines("heuristic", rows).join("\n");
     expect(text).toContain("gripper: 1 refused: domain 4:2 `:durative-action`: Durative actions are not supported. [instance-3]");
-    expect(text).toContain("gripper: 1 killed: killed at the limit");
-    expect(text).toContain("zeno-numeric: 1 crashed: crashed: out of memory");
+    expect(text).toContain("gripper: 1 killed: at the limit: still searching after 5 s + 5 s grace (in the search) [instance-4]");
+    expect(text).toContain("zeno-numeric: 1 crashed: out of memory (JavaScript heap) (in the search) [pfile3]");
     expect(invalidLines("heuristic", rows)).toEqual(["INVALID PLANS PROPOSED by the heuristic planner: 1 (target 0)", "  zeno-numeric/pfile1.pddl: invalid at step 1: fuel runs out"]);
     expect(targetLines(rows, null, 5_000).join("\n")).toContain("target (Metric-FF within 10 s on this machine kind): 324 of 470 (classical 205 of 288, numeric 119 of 182)");
   });

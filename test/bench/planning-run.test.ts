@@ -60,13 +60,13 @@ describe("a planner's child process", () => {
     const started = Date.now();
     const run = await runInChild(job("hang"), limits);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(run.ended).toMatchObject({ phase: "search", reason: expect.stringMatching(/^killed at the limit/) });
+    expect(run.ended).toMatchObject({ phase: "search", how: "killed", reason: expect.stringMatching(/^at the limit: still searching/) });
     expect(run.ended?.ms).toBeGreaterThanOrEqual(450);
   });
 
   it("counts a child that dies, with why", async () => {
     const run = await runInChild(job("crash"), limits);
-    expect(run.ended).toMatchObject({ phase: "search", reason: "crashed: out of memory (JavaScript heap)" });
+    expect(run.ended).toMatchObject({ phase: "search", how: "crashed", reason: "out of memory (JavaScript heap)" });
   });
 });
 
