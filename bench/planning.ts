@@ -22,7 +22,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInChild } from "./planning/child.js";
-import { finalLine, formatSeconds, headerLines, invalidLines, tableLines, targetLines, unsolvedLines } from "./planning/format.js";
+import { finalLine, formatSeconds, headerLines, invalidLines, refusalLines, tableLines, targetLines, unsolvedLines } from "./planning/format.js";
 import { USAGE, parseOptions } from "./planning/options.js";
 import type { PlanningOptions } from "./planning/options.js";
 import { runPool } from "./planning/pool.js";
@@ -109,6 +109,7 @@ async function main(): Promise<void> {
   const smtRows = options.smtTimeoutMs === null ? null : summarise(results, "smt", options.smtTimeoutMs);
   const out: string[] = ["", ...tableLines("heuristic", heuristicRows), ...unsolvedLines("heuristic", heuristicRows)];
   if (smtRows !== null) out.push("", ...tableLines("smt", smtRows), ...unsolvedLines("smt", smtRows));
+  out.push(...refusalLines(heuristicRows));
   out.push("(time = the search alone, import and plan check apart; solved = a plan the simulator calls valid within the limit;", " length ÷ best known: only where an instance states a best known length, none of the shipped ones does)");
   const invalid = [...invalidLines("heuristic", heuristicRows), ...(smtRows === null ? [] : invalidLines("smt", smtRows))];
   out.push("", ...targetLines(heuristicRows, smtRows, options.timeoutMs), ...invalid, `per-problem results: ${jsonPath}`, finalLine(heuristicRows, options.timeoutMs));

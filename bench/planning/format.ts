@@ -64,13 +64,12 @@ export function totals(rows: readonly FolderSummary[]): [FolderSummary, FolderSu
   return [total("classical", rows.filter((r) => !r.numeric)), total("numeric", rows.filter((r) => r.numeric)), total("all", rows)];
 }
 
-/** Problems not solved, per folder, grouped by the same status and reason: the refusals among them. */
-export function unsolvedLines(planner: PlannerName, rows: readonly FolderSummary[], namesShown = 8): string[] {
+function groupedLines(rows: readonly FolderSummary[], keep: (u: Unsolved) => boolean, namesShown: number): string[] {
   const lines: string[] = [];
   for (const r of rows) {
     const groups = new Map<string, Unsolved[]>();
-    for (const u of r.unsolved) {
-      const key = `${u.status}: ${u.reason}`;
+    for (const u of r.unsolved.filter(keep)) {
+      const key = u.status === "refused" ? u.reason : `${u.status}: ${u.reason}`;
       groups.set(key, [...(groups.get(key) ?? []), u]);
     }
     for (const [key, list] of groups) {
@@ -79,7 +78,19 @@ export function unsolvedLines(planner: PlannerName, rows: readonly FolderSummary
       lines.push(`  ${r.folder}: ${list.length} ${key} [${names.join(", ")}${more}]`);
     }
   }
-  return lines.length === 0 ? [] : [`Not solved by the ${planner} planner (refused on import, no plan, gave up, killed, crashed):`, ...lines];
+  return lines;
+}
+
+/** The problems the import refused, per folder, grouped by the construct and reason: the same for every planner, so said once. */
+export function refusalLines(rows: readonly FolderSummary[], namesShown = 8): string[] {
+  const lines = groupedLines(rows, (u) => u.status === "refused", namesShown);
+  return lines.length === 0 ? [] : ["Refused on import (where, the construct, why):", ...lines];
+}
+
+/** The problems imported but not solved, per folder, grouped by the same status and reason. */
+export function unsolvedLines(planner: PlannerName, rows: readonly FolderSummary[], namesShown = 8): string[] {
+  const lines = groupedLines(rows, (u) => u.status !== "refused", namesShown);
+  return lines.length === 0 ? [] : [`Not solved by the ${planner} planner (no plan, gave up, killed, crashed, invalid, late):`, ...lines];
 }
 
 function counts(all: FolderSummary, classical: FolderSummary, numeric: FolderSummary): string {
