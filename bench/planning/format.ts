@@ -34,13 +34,13 @@ function pair(values: readonly number[], digits: number, scale = 1): string {
 }
 
 export function headerLines(settings: RunSettings, problems: number, folders: number, numeric: number): string[] {
-  const kill = `killed ${formatSeconds(settings.graceMs)} past it, heap ${settings.heapMb} MiB`;
+  const kill = `a child is killed ${formatSeconds(settings.graceMs)} past its limit, heap ${settings.heapMb} MiB each`;
   const smt = settings.smtTimeoutMs === null ? "SMT planner not run (--no-smt)" : `SMT planner ${formatSeconds(settings.smtTimeoutMs)} per problem, horizon up to ${settings.maxSteps} steps`;
   const selection = [settings.only !== null ? `--only ${settings.only}` : "", settings.limit !== null ? `--limit ${settings.limit}` : ""].filter((s) => s !== "");
   return [
     `Planning on the IPC benchmarks in ${settings.dataDir}: ${plural(problems, "problem")} in ${plural(folders, "folder")} (classical ${problems - numeric}, numeric ${numeric})${selection.length > 0 ? `, selected by ${selection.join(" ")}` : ""}`,
     `commit ${settings.commit}, ${settings.date}, node ${settings.node}, ${settings.cpus} cpus, ${settings.jobs} problems at a time, each in a child process`,
-    `limits: heuristic planner ${formatSeconds(settings.timeoutMs)} per problem; ${smt}; every child ${kill}`,
+    `limits: heuristic planner ${formatSeconds(settings.timeoutMs)} per problem; ${smt}; ${kill}`,
   ];
 }
 
