@@ -47,7 +47,7 @@ async function search(job: WorkerJob, model: FormalModel, smt: Awaited<ReturnTyp
     if (outcome.kind === "plan") return { kind: "plan", reason: outcome.verification.reason, ms, plan: outcome.plan, stats: { horizonTried: outcome.horizonTried } };
     return { kind: outcome.kind, reason: outcome.reason, ms };
   }
-  const outcome = searchHeuristicPlan(model, { deadline: Date.now() + job.timeoutMs });
+  const outcome = await searchHeuristicPlan(model, { deadline: Date.now() + job.timeoutMs });
   const ms = performance.now() - started;
   const stats = "stats" in outcome && outcome.stats !== undefined ? { ...outcome.stats } : undefined;
   if (outcome.kind === "plan") return { kind: "plan", reason: `a plan of ${outcome.plan.length} steps`, ms, plan: outcome.plan, ...(stats ? { stats } : {}) };
