@@ -385,8 +385,9 @@ async function main(): Promise<void> {
       return;
     }
     case "solver": {
-      const config = configOrExit(args.flags);
+      // The PDDL pair first: a refused construct is the operator's to fix before anything else.
       const contribution = await pddlContributionOrExit(args);
+      const config = configOrExit(args.flags);
       const log = createLogger({ level: config.logLevel, pretty: args.pretty });
       await runSolver(config, log, contribution);
       return;
