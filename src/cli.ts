@@ -33,6 +33,8 @@ Commands:
                   the same, and it also answers each session's ModelContributionRequest with
                   the PDDL pair imported as a formal model (a refused construct: FILE:LINE:COL)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
+  demo --pddl DOMAIN PROBLEM
+                  the same on a PDDL pair: the example modeller contributes its imported model
   help            this text
 
 export, backup and verify read the shared PostgreSQL database instead of the data directory
@@ -46,7 +48,7 @@ Options:
   --pretty          human-readable log lines (default when stdout is a terminal)
   --out DIR         where export writes its files (default: the current directory)
   --pddl            export: the formal model and plans as PDDL instead of TriG and JSON;
-                    solver: contribute the model of the DOMAIN and PROBLEM files that follow
+                    solver, demo: contribute the model of the DOMAIN and PROBLEM files that follow
   --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
   --version         print the version
 `;
@@ -253,7 +255,7 @@ function enterPressed(): Promise<void> {
 }
 
 /**
- * The contribution of `solver --pddl DOMAIN PROBLEM`, read and imported before anything
+ * The contribution of `solver` or `demo --pddl DOMAIN PROBLEM`, read and imported before anything
  * connects: a refusal is its `FILE:LINE:COL: message` line alone (as compilers write it, so
  * an editor can jump there) and exit 2.
  */
@@ -377,11 +379,12 @@ async function main(): Promise<void> {
       return;
     }
     case "demo": {
+      const pddl = await pddlContributionOrExit(args);
       const { runDemo } = await import("./demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
       // In a terminal the demo waits for Enter so the web view can be browsed; piped (tests, CI) it ends with the session.
       const keepOpen = process.stdin.isTTY ? () => enterPressed() : undefined;
-      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}) });
+      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}), ...(pddl ? { pddl } : {}) });
       return;
     }
     case "solver": {

@@ -27,6 +27,9 @@ export interface ExampleAgentScript {
   solution(model: string, round: number, issues: string[]): Record<string, unknown> | undefined;
 }
 
+/** The script of an agent whose contributor answers: it says nothing itself and proposes no plan. */
+export const SILENT_SCRIPT: ExampleAgentScript = { contribution: () => undefined, solution: () => undefined };
+
 export interface ExampleAgentOptions {
   service: string;
   domain: string;

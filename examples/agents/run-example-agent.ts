@@ -17,15 +17,12 @@ import { parseArgs } from "node:util";
 import { DEFAULTS } from "../../src/config/schema.js";
 import { PddlContributor, loadPddlContribution, pddlFilesOf } from "../../src/pddl-contribution/index.js";
 import type { PddlImporter } from "../../src/pddl-contribution/index.js";
-import { ExampleAgent } from "./example-agent.js";
-import type { ExampleAgentOptions, ExampleAgentScript } from "./example-agent.js";
+import { ExampleAgent, SILENT_SCRIPT } from "./example-agent.js";
+import type { ExampleAgentOptions } from "./example-agent.js";
 import { MODELER_SCRIPT } from "./sample-problem.js";
 
 /** What the program starts, or why it cannot (the line to print and the exit code). */
 export type PreparedAgent = { ok: true; options: ExampleAgentOptions } | { ok: false; error: string; exitCode: number };
-
-/** With a PDDL model the script says nothing itself: the contributor answers, and no plan is proposed. */
-const SILENT_SCRIPT: ExampleAgentScript = { contribution: () => undefined, solution: () => undefined };
 
 /** The agent's options from the command line and the environment; the PDDL pair, if any, read and imported now. */
 export async function prepareExampleAgent(argv: readonly string[], env: NodeJS.ProcessEnv, importer?: PddlImporter): Promise<PreparedAgent> {
