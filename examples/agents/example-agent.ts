@@ -77,6 +77,8 @@ export class ExampleAgent {
 
     if (message.messageType === `${MFR}ModelContributionRequest` && this.options.contributor) {
       const answer = this.options.contributor.answer(this.options.room, payload.text(), payload.attrs.messageType as string | undefined);
+      // Nothing else would tell the operator why this agent stays silent.
+      if (answer.kind === "cannot-send") console.error(`${this.options.nick}: the contribution for ${answer.sessionId} cannot be sent: ${answer.error}`);
       if (answer.kind !== "send") return;
       await this.think();
       for (const stanza of answer.stanzas) await this.xmpp.send(stanza);

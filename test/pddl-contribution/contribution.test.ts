@@ -102,6 +102,12 @@ describe("PddlContributor", () => {
     expect(contributor.answer(room, request("amber-fox-1"), undefined)).toEqual({ kind: "none" });
   });
 
+  it("says why it cannot send a contribution with one statement larger than a part may hold", () => {
+    const huge = `@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n<#a> rdfs:comment "${"x".repeat(10_000)}" .\n`;
+    const answer = new PddlContributor(huge, { nick: "Solver", maxStanzaBytes: 4096 }).answer(room, request("s3"), undefined);
+    expect(answer).toMatchObject({ kind: "cannot-send", sessionId: "s3", error: expect.stringMatching(/^one statement of the model is \d+ bytes/) as unknown });
+  });
+
   it("stays quiet in a fix round and on anything that is not a contribution request", () => {
     const contributor = new PddlContributor(SMALL, { nick: "Solver", maxStanzaBytes: 200 * 1024 });
     expect(contributor.answer(room, request("s1", 2), undefined)).toEqual({ kind: "none" });
