@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "./config/errors.js";
 import { describeConfig, loadConfig, resolveDatabaseUrl, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
+import type { PddlContribution } from "./pddl-contribution/index.js";
 import { Coordinator } from "./coordinator.js";
 import { createLogger, type Logger } from "./log.js";
 import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl, type ExportSource } from "./store/index.js";
@@ -32,7 +33,12 @@ Commands:
                   (give it the profile the coordinator runs with: its rooms and stanza limit)
   solver          run the reference solver agent: a peer that answers SolutionRequests with
                   plans found by bounded planning (give it its own --profile and --secrets)
+  solver --pddl DOMAIN PROBLEM
+                  the same, and it also answers each session's ModelContributionRequest with
+                  the PDDL pair imported as a formal model (a refused construct: FILE:LINE:COL)
   demo            run a throw-away Prosody, the coordinator and example agents, and show a session
+  demo --pddl DOMAIN PROBLEM
+                  the same on a PDDL pair: the example modeller contributes its imported model
   help            this text
 
 export, backup and verify read the shared PostgreSQL database instead of the data directory
@@ -46,7 +52,8 @@ Options:
   --pretty          human-readable log lines (default when stdout is a terminal)
   --out DIR         where export writes its files (default: the current directory);
                     import-pddl: the file the Turtle is written to (default: stdout)
-  --pddl            export: the formal model and plans as PDDL instead of TriG and JSON
+  --pddl            export: the formal model and plans as PDDL instead of TriG and JSON;
+                    solver, demo: contribute the model of the DOMAIN and PROBLEM files that follow
   --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
   --version         print the version
 `;
@@ -252,12 +259,31 @@ function enterPressed(): Promise<void> {
   });
 }
 
-async function runSolver(config: Config, log: Logger): Promise<void> {
+/**
+ * The contribution of `solver` or `demo --pddl DOMAIN PROBLEM`, read and imported before anything
+ * connects: a refusal is its `FILE:LINE:COL: message` line alone (as compilers write it, so
+ * an editor can jump there) and exit 2.
+ */
+async function pddlContributionOrExit(args: CliArgs): Promise<PddlContribution | undefined> {
+  const { loadPddlContribution, pddlFilesOf } = await import("./pddl-contribution/index.js");
+  const files = pddlFilesOf(args.pddl, args.rest);
+  if (files === undefined) return undefined;
+  if ("error" in files) fail(`${files.error}\n\n${USAGE}`, EXIT_USAGE);
+  const loaded = await loadPddlContribution(files);
+  if (!loaded.ok) {
+    process.stderr.write(`${loaded.error}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  return loaded.contribution;
+}
+
+async function runSolver(config: Config, log: Logger, contribution: PddlContribution | undefined): Promise<void> {
   const { ReferenceSolver } = await import("./reference-solver/index.js");
   const { createIsolatedPlanner } = await import("./solver/isolated-planner.js");
   // Z3 runs in a child process: running out of memory there costs one answer, not the agent.
   const planner = createIsolatedPlanner();
-  const solver = new ReferenceSolver(config, { maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs }, planner, log);
+  const settings = { maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs, ...(contribution ? { contribution } : {}) };
+  const solver = new ReferenceSolver(config, settings, planner, log);
   stopOnSignals(log, async () => {
     try {
       await solver.stop();
@@ -265,7 +291,8 @@ async function runSolver(config: Config, log: Logger): Promise<void> {
       await planner.close();
     }
   });
-  log.info({ nick: config.nick, room: config.room, maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs }, "reference solver starting");
+  const contributes = contribution ? { contributes: `${contribution.domainName}/${contribution.problemName}`, notes: contribution.notes } : {};
+  log.info({ nick: config.nick, room: config.room, maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs, ...contributes }, "reference solver starting");
   try {
     await solver.start();
   } catch (err) {
@@ -364,17 +391,20 @@ async function main(): Promise<void> {
       return;
     }
     case "demo": {
+      const pddl = await pddlContributionOrExit(args);
       const { runDemo } = await import("./demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
       // In a terminal the demo waits for Enter so the web view can be browsed; piped (tests, CI) it ends with the session.
       const keepOpen = process.stdin.isTTY ? () => enterPressed() : undefined;
-      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}) });
+      process.exitCode = await runDemo({ allowInstall, print: (line) => process.stdout.write(`${line}\n`), ...(keepOpen ? { keepOpen } : {}), ...(pddl ? { pddl } : {}) });
       return;
     }
     case "solver": {
+      // The PDDL pair first: a refused construct is the operator's to fix before anything else.
+      const contribution = await pddlContributionOrExit(args);
       const config = configOrExit(args.flags);
       const log = createLogger({ level: config.logLevel, pretty: args.pretty });
-      await runSolver(config, log);
+      await runSolver(config, log, contribution);
       return;
     }
     case "start": {

@@ -49,7 +49,7 @@ async function search(job: WorkerJob, model: FormalModel, smt: Awaited<ReturnTyp
   }
   const outcome = await searchHeuristicPlan(model, { deadline: Date.now() + job.timeoutMs });
   const ms = performance.now() - started;
-  const stats = "stats" in outcome && outcome.stats !== undefined ? { ...outcome.stats } : undefined;
+  const stats = "stats" in outcome && outcome.stats !== undefined ? numbersOf(outcome.stats) : undefined;
   if (outcome.kind === "plan") return { kind: "plan", reason: `a plan of ${outcome.plan.length} steps`, ms, plan: outcome.plan, ...(stats ? { stats } : {}) };
   return { kind: outcome.kind, reason: outcome.reason, ms, ...(stats ? { stats } : {}) };
 }
@@ -76,3 +76,8 @@ process.once("message", (job: WorkerJob) => {
 });
 // The parent gone (the bench interrupted), nothing is left to report to.
 process.on("disconnect", () => process.exit(0));
+
+/** The numeric figures of the search's statistics (the phase goes into the reason). */
+function numbersOf(stats: object): Record<string, number> {
+  return Object.fromEntries(Object.entries(stats).filter((e): e is [string, number] => typeof e[1] === "number"));
+}

@@ -5,8 +5,11 @@
  * room, answers every ModelContributionRequest with a Turtle contribution and every
  * SolutionRequest with a SolutionProposal. What it says is prepared in advance; a real
  * agent would build its contribution and its plan with a language model or a planner.
+ * Given a contributor (an imported PDDL model, see run-example-agent.ts), that is what it
+ * contributes, in parts when the model is large.
  */
 import { client, xml, type Client } from "@xmpp/client";
+import type { PddlContributor } from "../../src/pddl-contribution/index.js";
 
 const LINGUE = "http://purl.org/stuff/lingue/";
 const MFR = "http://purl.org/stuff/mfr/";
@@ -24,6 +27,9 @@ export interface ExampleAgentScript {
   solution(model: string, round: number, issues: string[]): Record<string, unknown> | undefined;
 }
 
+/** The script of an agent whose contributor answers: it says nothing itself and proposes no plan. */
+export const SILENT_SCRIPT: ExampleAgentScript = { contribution: () => undefined, solution: () => undefined };
+
 export interface ExampleAgentOptions {
   service: string;
   domain: string;
@@ -34,6 +40,8 @@ export interface ExampleAgentOptions {
   script: ExampleAgentScript;
   /** Milliseconds to "think" before answering, so a transcript reads naturally. */
   thinkMs?: number;
+  /** When given, it answers ModelContributionRequests instead of `script.contribution`. */
+  contributor?: PddlContributor;
 }
 
 export class ExampleAgent {
@@ -67,7 +75,14 @@ export class ExampleAgent {
     const message = JSON.parse(payload.text()) as Record<string, unknown>;
     const sessionId = String(message.sessionId);
 
-    if (message.messageType === `${MFR}ModelContributionRequest`) {
+    if (message.messageType === `${MFR}ModelContributionRequest` && this.options.contributor) {
+      const answer = this.options.contributor.answer(this.options.room, payload.text(), payload.attrs.messageType as string | undefined);
+      // Nothing else would tell the operator why this agent stays silent.
+      if (answer.kind === "cannot-send") console.error(`${this.options.nick}: the contribution for ${answer.sessionId} cannot be sent: ${answer.error}`);
+      if (answer.kind !== "send") return;
+      await this.think();
+      for (const stanza of answer.stanzas) await this.xmpp.send(stanza);
+    } else if (message.messageType === `${MFR}ModelContributionRequest`) {
       const round = Number(message.round ?? 1);
       const issues = ((message.issues as Record<string, string[]> | undefined) ?? {})[this.options.nick] ?? [];
       const turtle = this.options.script.contribution(round, issues);

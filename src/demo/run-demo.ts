@@ -4,17 +4,21 @@
  * a session; the room transcript is printed as it happens and the run ends when the session is
  * complete. The story: a fix round repairs the model, the planner's first plan is caught by the
  * plan check and repaired in a repair round, and the solver's plan is found and checked valid.
+ * With a PDDL pair (`demo --pddl DOMAIN PROBLEM`) the modeller contributes the pair's imported
+ * model instead, the scripted planner stays away, and the solver plans.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ExampleAgent } from "../../examples/agents/example-agent.js";
+import { ExampleAgent, SILENT_SCRIPT } from "../../examples/agents/example-agent.js";
 import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
 import { resolveShipped } from "../config/load.js";
 import { ConfigSchema, DEFAULTS, type Config } from "../config/schema.js";
 import { Coordinator } from "../coordinator.js";
 import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalProsody } from "../localserver/index.js";
 import { createLogger } from "../log.js";
+import { PddlContributor } from "../pddl-contribution/index.js";
+import type { PddlContribution } from "../pddl-contribution/index.js";
 import { MessageType } from "../protocol/vocab.js";
 import { ReferenceSolver } from "../reference-solver/index.js";
 import { createIsolatedPlanner } from "../solver/isolated-planner.js";
@@ -33,6 +37,8 @@ export interface DemoOptions {
    * resolves (Enter pressed); without it the demo ends with the session, as in the tests.
    */
   keepOpen?: () => Promise<void>;
+  /** An imported PDDL pair: the modeller contributes it, and the session's problem names it. */
+  pddl?: PddlContribution;
 }
 
 /** Runs the demo; resolves with the process exit code. */
@@ -70,12 +76,16 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     print("\n--- room transcript (as alice sees it) ---");
     await alice.join();
 
-    for (const [nick, script, thinkMs] of [["modeler", MODELER_SCRIPT, 100], ["planner", PLANNER_SCRIPT, 400]] as const) {
-      const agent = new ExampleAgent({ service: server.service, domain: server.domain, username: nick, password: accounts[nick] as string, room: ROOM, nick, script, thinkMs });
+    const { pddl } = options;
+    // With a PDDL pair the scripted planner, whose plans are for the sample problem, stays away.
+    const cast = pddl ? ([["modeler", SILENT_SCRIPT, 100]] as const) : ([["modeler", MODELER_SCRIPT, 100], ["planner", PLANNER_SCRIPT, 400]] as const);
+    for (const [nick, script, thinkMs] of cast) {
+      const contributor = pddl && new PddlContributor(pddl.turtle, { nick, maxStanzaBytes: config.limits.maxStanzaBytes });
+      const agent = new ExampleAgent({ service: server.service, domain: server.domain, username: nick, password: accounts[nick] as string, room: ROOM, nick, script, thinkMs, ...(contributor ? { contributor } : {}) });
       stoppers.push(() => agent.stop());
       await agent.start();
     }
-    await alice.waitFor((l) => l.nick === "planner", 5000);
+    await alice.waitFor((l) => l.nick === (cast.at(-1)?.[0] ?? "modeler"), 5000);
 
     // The reference solver: a peer like the others, with its own account, nick and log.
     const planner = createIsolatedPlanner();
@@ -86,7 +96,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await solver.start();
     await waitUntil(() => solver.isJoined(), 10_000, "the solver did not join the room");
 
-    await alice.say(`mfr-start ${SAMPLE_PROBLEM}`);
+    await alice.say(`mfr-start ${pddl ? `Solve the PDDL problem ${pddl.problemName} of the domain ${pddl.domainName}.` : SAMPLE_PROBLEM}`);
     const complete = await alice.waitFor((l) => l.payload?.messageType === MessageType.SessionComplete, SESSION_TIMEOUT_MS);
     const sessionId = String(complete.payload?.json?.sessionId ?? "");
     const status = String(complete.payload?.json?.status ?? "");

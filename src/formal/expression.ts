@@ -42,7 +42,8 @@ export type Condition =
   | { kind: "imply"; antecedent: Condition; consequent: Condition }
   | { kind: "forall" | "exists"; variables: TypedVariable[]; body: Condition };
 
-export type NumericEffectOperator = "increase" | "decrease" | "assign";
+/** PDDL 2.1's numeric effects: `scale-up` multiplies the fluent by the value, `scale-down` divides it. */
+export type NumericEffectOperator = "increase" | "decrease" | "assign" | "scale-up" | "scale-down";
 
 export type Effect =
   | { kind: "add"; atom: Atom }
@@ -63,7 +64,7 @@ export type InitialFact =
  */
 export type ParseResult<T> = { kind: "formal"; value: T } | { kind: "free-text" } | { kind: "error"; error: ExpressionError };
 
-const CONNECTIVES = new Set(["and", "or", "not", "imply", "forall", "exists", "when", "increase", "decrease", "assign"]);
+const CONNECTIVES = new Set(["and", "or", "not", "imply", "forall", "exists", "when", "increase", "decrease", "assign", "scale-up", "scale-down"]);
 const COMPARISONS = new Set<string>(["<", "<=", "=", ">=", ">"]);
 const ARITHMETIC = new Set<string>(["+", "-", "*", "/"]);
 
@@ -261,7 +262,9 @@ function effect(form: SExpr): Effect {
       return { kind: "when", condition: condition(rest[0] as SExpr), effect: effect(rest[1] as SExpr) };
     case "increase":
     case "decrease":
-    case "assign": {
+    case "assign":
+    case "scale-up":
+    case "scale-down": {
       arity(form, head, rest, 2);
       const target = rest[0] as SExpr;
       const { head: fluentName, rest: fluentArgs } = listHead(target);

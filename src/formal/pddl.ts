@@ -42,7 +42,7 @@
  *   computes it; a negative number in an expression is `(- 5)`.
  * - **Effects** are flattened into the shape PDDL (and VAL) reads: `(when c e)` holds only
  *   simple effects or a `forall`, a `when` inside a `when` joins the conditions with `and`;
- *   the order of numeric updates is kept, since the simulator applies them in that order.
+ *   numeric updates (`scale-up`, `scale-down` too) keep their order, as the simulator's.
  * - **Names** follow pddl-names.ts; every model text that reaches a comment is JSON-quoted
  *   with everything but printable ASCII escaped, so nothing breaks a line or the file.
  * - **Plans:** one `(action arg …)` per line, lower-cased and renamed like the model. A step

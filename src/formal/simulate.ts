@@ -9,7 +9,8 @@
  *   when a bound (steps, objects, quantifier instances) is hit.
  * - "invalid" for a malformed step, an unknown action or object, a wrong number or type of
  *   arguments, a false precondition, a broken constraint, a goal not reached, a fluent read
- *   or increased before it has a value, and a division by zero.
+ *   or increased (decreased, scaled) before it has a value, and a division by zero (a
+ *   `scale-down` by zero included).
  * - Preconditions are checked in the order written; the first false one is reported. A
  *   false `or` or `exists` is itself the smallest false part; `imply` blames its consequent.
  * - Effects: all computed in the state before the step (`when` conditions and numeric values

@@ -4,8 +4,8 @@
  * smallest false sub-expression, with its variables filled in, because that is what an agent
  * repairing its plan needs to read.
  */
-import type { Atom, Condition, Effect, InitialFact, NumericExpression, Term, TypedVariable } from "./expression.js";
-import { formatCondition, formatNumeric, formatTerm } from "./format.js";
+import type { Atom, Condition, Effect, InitialFact, NumericEffectOperator, NumericExpression, Term, TypedVariable } from "./expression.js";
+import { formatCondition, formatEffect, formatNumeric, formatTerm } from "./format.js";
 import type { Bindings } from "./format.js";
 import type { FormalObject } from "./model.js";
 
@@ -113,7 +113,7 @@ export function evaluate(cond: Condition, bindings: Bindings, ev: Evaluation): O
 export interface Changes {
   adds: Set<string>;
   deletes: Set<string>;
-  updates: { key: string; op: "increase" | "decrease" | "assign"; value: number; text: string }[];
+  updates: { key: string; op: NumericEffectOperator; value: number; text: string }[];
 }
 
 /** Collects what `eff` changes, `when` conditions and numeric values read in the state before the step. */
@@ -143,7 +143,13 @@ export function collectChanges(eff: Effect, bindings: Bindings, ev: Evaluation, 
       if (eff.op !== "assign" && !ev.state.fluents.has(k)) {
         throw new SimulationStop("invalid", text, `${text} has no value to ${eff.op}`);
       }
-      changes.updates.push({ key: k, op: eff.op, value: numeric(eff.value, bindings, ev.state), text });
+      const value = numeric(eff.value, bindings, ev.state);
+      // Scaling down by zero is a division by zero, invalid as `/` by zero is.
+      if (eff.op === "scale-down" && value === 0) {
+        const whole = formatEffect(eff, bindings);
+        throw new SimulationStop("invalid", whole, `${whole} divides by zero`);
+      }
+      changes.updates.push({ key: k, op: eff.op, value, text });
       return;
     }
   }
@@ -156,10 +162,25 @@ export function applyChanges(state: WorldState, changes: Changes): WorldState {
   for (const a of changes.adds) facts.add(a);
   const fluents = new Map(state.fluents);
   for (const u of changes.updates) {
-    const before = fluents.get(u.key) ?? 0;
-    fluents.set(u.key, u.op === "assign" ? u.value : u.op === "increase" ? before + u.value : before - u.value);
+    fluents.set(u.key, updated(u.op, fluents.get(u.key) ?? 0, u.value));
   }
   return { facts, fluents };
+}
+
+/** A fluent's value after one numeric effect, in floating point as the simulator computes it. */
+export function updated(op: NumericEffectOperator, before: number, value: number): number {
+  switch (op) {
+    case "assign":
+      return value;
+    case "increase":
+      return before + value;
+    case "decrease":
+      return before - value;
+    case "scale-up":
+      return before * value;
+    case "scale-down":
+      return before / value;
+  }
 }
 
 /** Whether `object` may stand for a variable of `type`: always when untyped or `object` (PDDL's root type). */

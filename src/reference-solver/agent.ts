@@ -4,6 +4,10 @@
  * (src/solver), checked by the coordinator's own simulator before it is sent. Requests it
  * cannot serve get an honest failure with the reason. One search runs at a time; requests
  * wait in a short queue, and each (session, round) is answered once.
+ *
+ * Given a contribution (an imported PDDL model, `--pddl`), it is also a modeller: it answers
+ * each session's first ModelContributionRequest with it, in parts when it is large, and then
+ * joins the construction room too, where those requests go.
  */
 import { Parser, type Quad } from "n3";
 import type { Logger } from "pino";
@@ -17,6 +21,8 @@ import { classifyMessage } from "../xmpp/inbound.js";
 import { Rooms } from "../xmpp/rooms.js";
 import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
+import { PddlContributor } from "../pddl-contribution/index.js";
+import type { PddlContribution } from "../pddl-contribution/index.js";
 import { ModelPartsInbox } from "./model-parts-inbox.js";
 import { solutionFor, unreadableModel, type SolutionBody } from "./proposal.js";
 import { asksUs, readSolutionRequest, type SolutionRequest } from "./request.js";
@@ -31,6 +37,8 @@ const MAX_MODEL_TRIPLES = 200_000;
 export interface SolverSettings {
   maxPlanSteps: number;
   planningTimeoutMs: number;
+  /** A model to contribute when asked; without it the solver only answers SolutionRequests. */
+  contribution?: PddlContribution;
 }
 
 interface Job {
@@ -48,6 +56,7 @@ export class ReferenceSolver {
   private readonly answered = new Set<string>();
   private running: Promise<void> | null = null;
   private stopped = false;
+  private readonly contributor: PddlContributor | undefined;
 
   constructor(
     private readonly config: Config,
@@ -57,11 +66,18 @@ export class ReferenceSolver {
   ) {
     this.connection = new XmppConnection({ account: config.xmpp, maxStanzaBytes: config.limits.maxStanzaBytes }, log);
     this.rooms = new Rooms(this.connection, log);
+    const contribution = settings.contribution;
+    this.contributor = contribution && new PddlContributor(contribution.turtle, { nick: config.nick, maxStanzaBytes: config.limits.maxStanzaBytes });
   }
 
-  /** The rooms it answers in: the primary room and the reasoning room, where SolutionRequests go. */
+  /**
+   * The rooms it answers in: the primary room and the reasoning room, where SolutionRequests
+   * go, and with a contribution the construction room, where ModelContributionRequests go.
+   */
   private roomJids(): string[] {
-    return [...new Set([this.config.room, ...(this.config.phaseRooms.reason ? [this.config.phaseRooms.reason] : [])].map(bareJid))];
+    const { reason, construct } = this.config.phaseRooms;
+    const phases = [reason, ...(this.contributor ? [construct] : [])].filter((r): r is string => typeof r === "string" && r !== "");
+    return [...new Set([this.config.room, ...phases].map(bareJid))];
   }
 
   async start(): Promise<void> {
@@ -112,6 +128,7 @@ export class ReferenceSolver {
       return;
     }
     if (payload.mode !== Mode.ModelNegotiation) return;
+    if (this.contributor && this.contribute(message.room, payload.content, payload.messageType)) return;
     const request = readSolutionRequest(payload.content, payload.messageType);
     if (!request || !asksUs(request, this.config.nick)) return;
     const key = `${request.sessionId}\u0000${request.round}`;
@@ -120,6 +137,25 @@ export class ReferenceSolver {
     // The parts came before the request, from the same sender: take them now, before later traffic.
     const turtle = request.modelParts > 0 ? this.inbox.take(message.nick, request.sessionId, request.modelParts)?.join("\n") ?? null : request.model;
     this.enqueue({ room: message.room, from: message.nick, request, turtle });
+  }
+
+  /** Answers a ModelContributionRequest with the contribution; false when the payload is none to answer. */
+  private contribute(room: string, content: string, messageType: string | undefined): boolean {
+    const answer = this.contributor?.answer(room, content, messageType) ?? { kind: "none" };
+    if (answer.kind === "none") return false;
+    if (answer.kind === "cannot-send") {
+      this.log.error({ sessionId: answer.sessionId, error: answer.error }, "the contribution cannot be sent");
+      return true;
+    }
+    this.log.info({ sessionId: answer.sessionId, stanzas: answer.stanzas.length }, "contributing the PDDL model");
+    // Parts go one after the other, in order, as the protocol asks (part 1 opens the series).
+    void (async () => {
+      for (const stanza of answer.stanzas) {
+        if (this.stopped) return;
+        await this.connection.send(stanza);
+      }
+    })().catch((err: unknown) => this.log.error({ err, sessionId: answer.sessionId }, "sending the contribution failed"));
+    return true;
   }
 
   private remember(key: string): void {

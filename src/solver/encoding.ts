@@ -14,6 +14,7 @@
  * problem's two-literal invariants (invariants.ts): implied by the rest, they spare the
  * solver from rediscovering them at every horizon.
  */
+import type { NumericEffectOperator } from "../formal/expression.js";
 import type { GroundCondition, GroundEffect, GroundNumeric, GroundProblem } from "./ground.js";
 import { atomOf, isNegated } from "./invariants.js";
 import { Logic } from "./z3.js";
@@ -111,7 +112,7 @@ export class PlanEncoding {
         delete: (atom, guard) => push(deletes, atom, L.and(choice.taken, guard)),
         update: (fluent, guard, op, value) => {
           const current = perFluent.get(fluent) ?? { value: before.values[fluent] as Z3Arith, assignedWhen: [] };
-          const next = op === "assign" ? value : op === "increase" ? current.value.add(value) : current.value.sub(value);
+          const next = updated(op, current.value, value);
           current.value = guard === true ? next : this.ctx.If(L.term(guard), next, current.value);
           if (op === "assign") current.assignedWhen.push(guard);
           perFluent.set(fluent, current);
@@ -267,8 +268,10 @@ export class PlanEncoding {
       case "numeric": {
         const value = this.numeric(eff.value, s);
         sink.update(eff.fluent, guard, eff.op, value.value);
-        // Increasing or decreasing a fluent without value fails, as reading one does.
-        return L.and(eff.op === "assign" ? true : (s.defined[eff.fluent] as B), value.defined);
+        // Increasing, decreasing or scaling a fluent without value fails, as reading one does;
+        // scaling down by zero fails, as dividing by zero does.
+        const nonZero = eff.op === "scale-down" ? value.value.neq(this.number(0)) : true;
+        return L.and(eff.op === "assign" ? true : (s.defined[eff.fluent] as B), value.defined, nonZero);
       }
       case "and":
         return L.and(...eff.parts.map((p) => this.effect(p, guard, s, sink)));
@@ -284,7 +287,23 @@ export class PlanEncoding {
 interface EffectSink {
   add(atom: number, guard: B): void;
   delete(atom: number, guard: B): void;
-  update(fluent: number, guard: B, op: "increase" | "decrease" | "assign", value: Z3Arith): void;
+  update(fluent: number, guard: B, op: NumericEffectOperator, value: Z3Arith): void;
+}
+
+/** A fluent's next value after one numeric effect, as the simulator's `updated` computes it. */
+function updated(op: NumericEffectOperator, before: Z3Arith, value: Z3Arith): Z3Arith {
+  switch (op) {
+    case "assign":
+      return value;
+    case "increase":
+      return before.add(value);
+    case "decrease":
+      return before.sub(value);
+    case "scale-up":
+      return before.mul(value);
+    case "scale-down":
+      return before.div(value);
+  }
 }
 
 /**

@@ -7,7 +7,8 @@
  * Decisions where the model leaves room:
  * - Only actions without informal parts are grounded (the simulator does not run the others).
  * - A fluent no action updates keeps its initial value; one without an initial value that no
- *   action assigns never has one, and reading it fails as in the simulator.
+ *   action assigns never has one, and reading it (or increasing, decreasing, scaling it)
+ *   fails as in the simulator.
  * - Atoms no condition reads are dropped with the effects on them: they cannot change
  *   whether a plan is valid.
  */
@@ -248,7 +249,11 @@ function collectEffectReads(e: GroundEffect, atoms: Map<number, number>, fluents
   }
 }
 
-/** Integers stay Int (cheaper for Z3); a division or a non-integer anywhere needs Real. */
+/**
+ * Integers stay Int (cheaper for Z3); a division or a non-integer anywhere needs Real. A
+ * `scale-up` of integers stays integral; a `scale-down` divides, so it needs Real unless it
+ * divides by the constant 1 or -1.
+ */
 function needsReal(p: GroundProblem): boolean {
   let real = p.fluents.some((f) => f.initial !== undefined && !Number.isInteger(f.initial));
   const numeric = (n: GroundNumeric): void => {
@@ -270,7 +275,10 @@ function needsReal(p: GroundProblem): boolean {
     }
   };
   const effect = (e: GroundEffect): void => {
-    if (e.kind === "numeric") numeric(e.value);
+    if (e.kind === "numeric") {
+      real ||= e.op === "scale-down" && !(e.value.kind === "number" && Math.abs(e.value.value) === 1);
+      numeric(e.value);
+    }
     else if (e.kind === "and") e.parts.forEach(effect);
     else if (e.kind === "when") {
       condition(e.condition);

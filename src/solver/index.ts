@@ -14,8 +14,9 @@
  * - A plan is searched only for a model with a formal goal and an action a plan can use;
  *   the empty plan is an answer when the goals already hold.
  * - A fluent without initial value has no value until an action assigns one; reading it, or
- *   increasing it, before then fails the plan, as in the simulator (see encoding.ts).
- * - Numbers are Int unless a division or a non-integer occurs, then Real. Constants enter Z3
+ *   increasing, decreasing or scaling it, before then fails the plan, as in the simulator
+ *   (see encoding.ts); so does a `scale-down` by zero.
+ * - Numbers are Int unless a division (a `scale-down` included) or a non-integer occurs, then Real. Constants enter Z3
  *   as the exact values of the simulator's doubles, but Z3 then computes exactly where the
  *   simulator rounds: a plan that depends on rounding is caught by the simulator's check
  *   and answered "cannot-help", never returned.

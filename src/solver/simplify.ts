@@ -168,7 +168,9 @@ function effect(eff: GroundEffect, k: Knowledge): Simplified<GroundEffect> {
       if ("value" in fact) return { node: NO_EFFECT, fails: false };
       const value = numeric(eff.value, k);
       const unset = eff.op !== "assign" && fact.definedness !== "always";
-      return { node: { kind: "numeric", op: eff.op, fluent: fact.id, value: value.node }, fails: unset || value.fails };
+      // Scaling down by what may be zero may divide by zero, as `/` may.
+      const divisorZero = eff.op === "scale-down" && !(value.node.kind === "number" && value.node.value !== 0);
+      return { node: { kind: "numeric", op: eff.op, fluent: fact.id, value: value.node }, fails: unset || value.fails || divisorZero };
     }
     case "and": {
       const parts: GroundEffect[] = [];

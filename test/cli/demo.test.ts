@@ -1,5 +1,8 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../support/cli.js";
+import { REPO_ROOT, runCli } from "../support/cli.js";
+
+const PDDL = join(REPO_ROOT, "test", "fixtures", "pddl");
 
 describe("npm run demo (the main job)", () => {
   it("runs a whole session on a throw-away Prosody: a fix round, an invalid plan caught and repaired, a valid plan first; exits 0", async () => {
@@ -26,5 +29,26 @@ describe("npm run demo (the main job)", () => {
     expect(out).toMatch(/Coordinator {2}\[MFR\] Session \S+ solved after [^\n]*\[SessionComplete\]/);
     expect(out).toContain("Best solution, from planner: Two trips");
     expect(out).toMatch(/Verdicts:\n {2}planner: valid, 9 steps\n {2}Solver: valid, 9 steps/);
+  });
+
+  it("refuses a PDDL pair outside the subset with its FILE:LINE:COL line and exit 2, before starting anything", async () => {
+    const domain = join(PDDL, "durative-domain.pddl");
+    const run = await runCli(["demo", "--pddl", domain, join(PDDL, "durative-problem.pddl")], { MFR_DEMO_NO_INSTALL: "1" });
+    expect(run.code).toBe(2);
+    expect(run.stderr.startsWith(`${domain}:`)).toBe(true);
+    expect(run.stderr).toMatch(/^\S+:\d+:\d+: \S.*\n$/);
+    expect(run.stdout).not.toContain("Prosody");
+  });
+
+  // Waits for the PDDL importer (src/pddl): until it lands, the pair is refused at start.
+  it("with --pddl, the example modeller contributes the pair's model and the solver's shortest plan solves it", async () => {
+    const run = await runCli(["demo", "--pddl", join(PDDL, "blocksworld-domain.pddl"), join(PDDL, "blocksworld-problem.pddl")], { MFR_DEMO_NO_INSTALL: "1" }, 90_000);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("mfr-start Solve the PDDL problem three-blocks of the domain blocksworld.");
+    expect(run.stdout).toMatch(/modeler {6}Model contribution for \S+/);
+    expect(run.stdout).not.toMatch(/planner {6}/);
+    expect(run.stdout).toMatch(/Solver {7}Solution proposal for \S+: A plan of 6 steps \(no shorter one exists\)/);
+    expect(run.stdout).toMatch(/Final summary \(solved\):/);
   });
 });

@@ -126,6 +126,8 @@ describe("parseEffect", () => {
     ["(increase (load ?t) 2)", "numeric"],
     ["(decrease (load ?t) (weight ?p))", "numeric"],
     ["(assign (load ?t) 0)", "numeric"],
+    ["(scale-up (load ?t) 2)", "numeric"],
+    ["(scale-down (load ?t) (+ (weight ?p) 1))", "numeric"],
   ])("reads %s as %s and writes it back", (text, kind) => {
     const e = eff(text);
     expect(e.kind).toBe(kind);
@@ -133,9 +135,23 @@ describe("parseEffect", () => {
   });
 
   it("rejects what is not an effect", () => {
-    for (const text of ["(or (a) (b))", "(not (and (a)))", "(increase 3 4)", "(exists (?x) (a ?x))", "(imply (a) (b))"]) {
+    for (const text of ["(or (a) (b))", "(not (and (a)))", "(increase 3 4)", "(exists (?x) (a ?x))", "(imply (a) (b))", "(scale-up 3 4)", "(scale-down (f))"]) {
       expect(parseEffect(text).kind).toBe("error");
     }
+  });
+
+  it("reads scale-up and scale-down as numeric effects with their operator", () => {
+    expect(eff("(scale-up (load ?t) 2)")).toEqual({
+      kind: "numeric",
+      op: "scale-up",
+      fluent: { kind: "fluent", name: "load", args: [{ kind: "variable", name: "?t" }] },
+      value: { kind: "number", value: 2 },
+    });
+    expect(eff("(SCALE-DOWN (load t1) 4)")).toMatchObject({ kind: "numeric", op: "scale-down" });
+  });
+
+  it("keeps scale-up and scale-down out of conditions, where they are no predicate", () => {
+    for (const text of ["(scale-up (f) 2)", "(and (p) (scale-down (f) 2))"]) expect(parseCondition(text).kind).toBe("error");
   });
 });
 

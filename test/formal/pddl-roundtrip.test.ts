@@ -306,7 +306,7 @@ class Generators {
     const leaves: fc.Arbitrary<Effect>[] = [
       this.atom(scope).map((atom): Effect => ({ kind: "add", atom })),
       this.atom(scope).map((atom): Effect => ({ kind: "delete", atom })),
-      fc.tuple(fc.constantFrom("increase" as const, "decrease" as const, "assign" as const), this.fluent(scope), this.numeric(1, scope)).map(
+      fc.tuple(fc.constantFrom("increase" as const, "decrease" as const, "assign" as const, "scale-up" as const, "scale-down" as const), this.fluent(scope), this.numeric(1, scope)).map(
         ([op, fluent, value]): Effect => ({ kind: "numeric", op, fluent, value }),
       ),
     ];

@@ -124,6 +124,23 @@ describe("numbers and comments", () => {
     );
   });
 
+  it("writes scale-up and scale-down as they are, under :numeric-fluents, and they read back to the same verdicts", () => {
+    const m = model(
+      `<#p> mfr:initialState "(= (level) 3)" . ${action("grow", '"?x - Block"', "(< (level) 100)", "(scale-up (level) 4)")}` +
+        action("shrink", '"?x - Block"', "(> (level) 0)", "(scale-down (level) (- (level) 12))"),
+    );
+    const files = toPddl(m, { name: "s1" });
+    expect(files.domain).toContain(":effect (scale-up (level) 4)");
+    expect(files.domain).toContain(":effect (scale-down (level) (- (level) 12))");
+    expect(files.domain).toMatch(/\(:requirements [^)]*:numeric-fluents/);
+    const back = readPddl(files.domain, files.problem);
+    // grow makes 12, and scaling down by 12 - 12 then divides by zero: invalid at step 2 on both sides.
+    for (const plan of [["grow(a)"], ["grow(a)", "shrink(a)"], ["grow(a)", "grow(a)", "shrink(a)"]]) {
+      expect(verdict(simulatePlan(back, plan))).toEqual(verdict(simulatePlan(m, plan)));
+    }
+    expect(simulatePlan(m, ["grow(a)", "shrink(a)"])).toMatchObject({ verdict: "invalid", step: 2 });
+  });
+
   it("an expression's negative number is (- n), an initial value's is -n", () => {
     const m = model(`<#p> mfr:initialState "(= (level) -3)" . ${action("lower", '"?x - Block"', "(> (level) -5)", "(decrease (level) 1)")}`);
     const files = toPddl(m, { name: "s1" });

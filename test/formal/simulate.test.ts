@@ -121,6 +121,11 @@ describe("steps and effects", () => {
     ["(decrease (booked) 2)", -1],
     ["(assign (booked) (* 2 7))", 14],
     ["(and (increase (booked) 1) (increase (booked) 1))", 3],
+    ["(scale-up (booked) 3)", 3],
+    ["(scale-down (booked) 4)", 0.25],
+    ["(and (increase (booked) 1) (scale-up (booked) 5))", 10],
+    ["(and (scale-up (booked) 5) (increase (booked) 1))", 6],
+    ["(scale-up (booked) (+ (booked) 1))", 2],
   ])("updates fluents: %s", (eff, value) => {
     const m = model({ init: "(= (booked) 1)", eff, goal: `(= (booked) ${value})` });
     expect(simulatePlan(m, ["act()"]).verdict).toBe("valid");
@@ -134,6 +139,22 @@ describe("steps and effects", () => {
   it("refuses to increase a fluent that has no value", () => {
     const v = simulatePlan(model({ eff: "(increase (booked) 1)" }), ["act"]);
     expect(v).toMatchObject({ verdict: "invalid", step: 1, failed: "(booked)" });
+  });
+
+  it.each(["scale-up", "scale-down"])("refuses to %s a fluent that has no value", (op) => {
+    const v = simulatePlan(model({ eff: `(${op} (booked) 2)` }), ["act"]);
+    expect(v).toMatchObject({ verdict: "invalid", step: 1, failed: "(booked)" });
+    expect(v.reason).toContain(`has no value to ${op}`);
+  });
+
+  it("calls a scale-down by zero a division by zero, the value read before the step", () => {
+    // (n) is 0 before the step: the assign in the same step comes too late to rescue the division.
+    const m = model({ init: "(= (booked) 6) (= (n) 0)", eff: "(and (assign (n) 2) (scale-down (booked) (n)))", goal: "(= (booked) 3)" });
+    const v = simulatePlan(m, ["act"]);
+    expect(v).toMatchObject({ verdict: "invalid", step: 1, failed: "(scale-down (booked) (n))" });
+    expect(v.reason).toContain("divides by zero");
+    const fine = model({ init: "(= (booked) 6) (= (n) 2)", eff: "(scale-down (booked) (n))", goal: "(= (booked) 3)" });
+    expect(simulatePlan(fine, ["act"]).verdict).toBe("valid");
   });
 
   it("evaluates a when condition in the state before the step", () => {

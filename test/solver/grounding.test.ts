@@ -56,6 +56,30 @@ describe("grounding", () => {
   });
 });
 
+describe("Int or Real for scale effects", () => {
+  it.each([
+    ["(scale-up (n) 3)", false],
+    ["(scale-up (n) (n))", false],
+    ["(scale-down (n) 1)", false],
+    ["(scale-down (n) -1)", false],
+    ["(scale-down (n) 2)", true],
+    ["(scale-down (n) (n))", true],
+    ["(scale-up (n) 0.5)", true],
+  ])("%s needs Real: %s", (eff, real) => {
+    const grounded = groundModel(modelFrom({ objects: ["x"], init: "(= (n) 2)", actions: [{ name: "go", eff: [eff] }], goals: ["(> (n) 5)"] }));
+    if (!grounded.ok) throw new Error(grounded.reason);
+    expect(grounded.problem.real).toBe(real);
+  });
+
+  it("keeps a fluent only scaled, never assigned, without value", () => {
+    const grounded = groundModel(
+      modelFrom({ objects: ["x"], actions: [{ name: "go", eff: ["(scale-up (m) 2)"] }, { name: "set", eff: ["(scale-down (k) 2)"] }, { name: "fix", eff: ["(assign (k) 1)"] }], goals: ["(and (> (m) 5) (> (k) 0))"] }),
+    );
+    if (!grounded.ok) throw new Error(grounded.reason);
+    expect(Object.fromEntries(grounded.problem.fluents.map((f) => [f.key, f.definedness]))).toEqual({ m: "never", k: "maybe" });
+  });
+});
+
 describe("numbers for Z3", () => {
   it.each([
     [3, "3"],

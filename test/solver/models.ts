@@ -118,3 +118,21 @@ export const LAMPS: ModelSpec = {
   constraints: ["(not (and (on l1) (on l2) (on l3)))"],
   goals: ["(and (on l1) (on l2) (off l3))"],
 };
+
+/**
+ * Scales: `scale-up` and `scale-down` (Real numbers), a fluent with no initial value that only
+ * an assign gives one, and a divisor that starts at zero, so scaling down too early fails.
+ */
+export const SCALES: ModelSpec = {
+  objects: ["x: Thing"],
+  init: "(= (n) 6) (= (d) 0)",
+  actions: [
+    { name: "bump", eff: ["(increase (d) 1)"] },
+    { name: "split", eff: ["(scale-down (n) (d))"] },
+    { name: "grow", pre: ["(< (n) 100)"], eff: ["(scale-up (n) (+ (d) 1))"] },
+    { name: "start", eff: ["(assign (m) 1)"] },
+    { name: "triple", eff: ["(scale-up (m) 3)"] },
+  ],
+  constraints: ["(>= (n) 0)"],
+  goals: ["(and (< (n) 4) (>= (m) 3))"],
+};

@@ -5,7 +5,7 @@ import type { FormalModel } from "../../src/formal/model.js";
 import { createPlanner } from "../../src/solver/index.js";
 import type { PlanSearchOutcome, Planner } from "../../src/solver/index.js";
 import { fixture, modelOf } from "../formal/helpers.js";
-import { LAMPS, ROOMS, TANKS, modelFrom, turtleOf } from "./models.js";
+import { LAMPS, ROOMS, SCALES, TANKS, modelFrom, turtleOf } from "./models.js";
 import type { ModelSpec } from "./models.js";
 
 let planner: Planner;
@@ -166,6 +166,39 @@ describe("numbers", () => {
     expect(planOf(await planner.solve(model), model)).toEqual(["(start)", "(raise)", "(raise)"]);
     const never = withSpec(spec, { actions: [{ name: "raise", eff: ["(increase (level) 3)"] }] });
     expect(await planner.solve(never, { maxSteps: 4 })).toMatchObject({ kind: "no-plan", reason: expect.stringMatching(/^no plan within 4 steps/) as unknown });
+  });
+
+  it("finds a plan that needs scale-up, shorter than counting up", async () => {
+    const model = modelFrom({
+      objects: ["x"],
+      init: "(= (n) 3)",
+      actions: [
+        { name: "up", eff: ["(increase (n) 1)"] },
+        { name: "double", eff: ["(scale-up (n) 2)"] },
+      ],
+      goals: ["(= (n) 24)"],
+    });
+    // 21 steps of (up) would do too; no 3-step plan with an (up) in it reaches 24.
+    expect(planOf(await planner.solve(model), model)).toEqual(["(double)", "(double)", "(double)"]);
+  });
+
+  it("scales down exactly in Real arithmetic", async () => {
+    const model = modelFrom({ objects: ["x"], init: "(= (n) 12)", actions: [{ name: "halve", eff: ["(scale-down (n) 2)"] }], goals: ["(= (n) 1.5)"] });
+    expect(planOf(await planner.solve(model), model)).toEqual(["(halve)", "(halve)", "(halve)"]);
+  });
+
+  it("treats a scale-down by zero and a scaling of a fluent without value as failing", async () => {
+    const model = modelFrom(SCALES);
+    // (split) at once would divide 6 by 0, which Z3 leaves unconstrained: the encoding must
+    // rule it out. The shortest valid plan makes (d) 2 first, and starts (m) before tripling it.
+    const plan = planOf(await planner.solve(model), model);
+    expect(plan).toHaveLength(5);
+    expect(plan.filter((s) => s === "(bump)")).toHaveLength(2);
+    expect(plan.indexOf("(split)")).toBeGreaterThan(plan.lastIndexOf("(bump)"));
+    expect(plan.indexOf("(triple)")).toBeGreaterThan(plan.indexOf("(start)"));
+    expect(await planner.solve(withSpec(SCALES, { actions: SCALES.actions.filter((a) => a.name !== "start") }), { maxSteps: 6 })).toMatchObject({
+      kind: "no-plan",
+    });
   });
 
   it("fails a `not` whose inner comparison reads a fluent without value", async () => {

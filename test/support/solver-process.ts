@@ -20,7 +20,7 @@ export class SolverProcess {
   }
 
   /** Registers an account, writes the solver's own profile and secrets, starts it, waits until it is in the room. */
-  static async start(options: { server: LocalProsody; room: string; nick?: string; mfrConfig?: string }): Promise<SolverProcess> {
+  static async start(options: { server: LocalProsody; room: string; nick?: string; mfrConfig?: string; args?: string[] }): Promise<SolverProcess> {
     const dir = mkdtempSync(join(tmpdir(), "mfr-solver-"));
     const username = `solver-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const password = `pw-${username}`;
@@ -35,7 +35,7 @@ export class SolverProcess {
       room: options.room,
       mfrConfig: options.mfrConfig ?? "",
     });
-    const child = spawn(process.execPath, [CLI, "solver", "--profile", profile, "--secrets", secrets], {
+    const child = spawn(process.execPath, [CLI, "solver", "--profile", profile, "--secrets", secrets, ...(options.args ?? [])], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "debug" },
       stdio: ["ignore", "pipe", "pipe"],
