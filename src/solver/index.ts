@@ -137,6 +137,8 @@ class Z3Planner implements Planner {
   private async search(model: FormalModel, options: PlanSearchOptions): Promise<PlanSearchOutcome> {
     const method = options.method ?? "auto";
     if (method === "smt") return this.smtSearch(model, options, Date.now());
+    const unplannable = cannotPlan(model);
+    if (unplannable !== undefined) return unplannable;
     const started = Date.now();
     const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
@@ -146,7 +148,7 @@ class Z3Planner implements Planner {
       case "cannot-help":
         return found;
       case "gave-up":
-        return { kind: "gave-up", reason: found.reason, horizonTried: 0, elapsedMs: elapsed() };
+        return { kind: "gave-up", reason: this.closed ? "the search was stopped (the planner is closing)" : found.reason, horizonTried: 0, elapsedMs: elapsed() };
       case "no-plan":
         return { kind: "no-plan", maxSteps, reason: found.reason, elapsedMs: elapsed(), proven: true };
       case "plan":
@@ -168,12 +170,8 @@ class Z3Planner implements Planner {
     const maxSteps = Math.floor(Math.max(0, options.maxSteps ?? DEFAULT_MAX_STEPS));
     const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     const elapsed = (): number => Date.now() - started;
-    if (model.goals.length === 0) return { kind: "cannot-help", reason: "the model states no formal goal, so a plan would have nothing to reach" };
-    const runnable = model.actions.filter((a) => a.informal.length === 0);
-    if (runnable.length === 0) {
-      const why = model.actions.length === 0 ? "the model has no action" : `none of its ${model.actions.length} actions is fully formal (${model.actions.map((a) => `${a.name}: ${a.informal.join("; ")}`).join(" / ")})`;
-      return { kind: "cannot-help", reason: `no action can be used in a plan: ${why}` };
-    }
+    const unplannable = cannotPlan(model);
+    if (unplannable !== undefined) return unplannable;
     const grounded = this.ground(model);
     if (!grounded.ok) return { kind: "cannot-help", reason: `the model is too large to plan with: ${grounded.reason}` };
     let result: SearchResult;
@@ -224,6 +222,14 @@ class Z3Planner implements Planner {
     const answer = await checkSteps(this.z3, grounded.problem, resolution.steps, true, { deadline, stopped: this.stopped });
     return answer === "sat" ? "valid" : answer === "unsat" ? "invalid" : "unknown";
   }
+}
+
+/** Why no plan can be searched for at all, or undefined when one can. */
+function cannotPlan(model: FormalModel): Extract<PlanSearchOutcome, { kind: "cannot-help" }> | undefined {
+  if (model.goals.length === 0) return { kind: "cannot-help", reason: "the model states no formal goal, so a plan would have nothing to reach" };
+  if (model.actions.some((a) => a.informal.length === 0)) return undefined;
+  const why = model.actions.length === 0 ? "the model has no action" : `none of its ${model.actions.length} actions is fully formal (${model.actions.map((a) => `${a.name}: ${a.informal.join("; ")}`).join(" / ")})`;
+  return { kind: "cannot-help", reason: `no action can be used in a plan: ${why}` };
 }
 
 function positive(value: number | undefined, fallback: number): number {

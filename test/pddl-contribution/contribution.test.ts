@@ -32,7 +32,7 @@ function pddlPair(): { domain: string; problem: string } {
   return { domain, problem };
 }
 
-const accepting = (turtle: string): PddlImporter => () => ({ ok: true, model: {} as Extract<PddlImport, { ok: true }>["model"], turtle, domainName: "d", problemName: "p", notes: ["(:metric …) kept as a note"] });
+const accepting = (turtle: string): PddlImporter => () => ({ ok: true, model: {} as Extract<PddlImport, { ok: true }>["model"], turtle, domainName: "d", problemName: "p", notes: ["(:metric …) kept as a note"], task: {} as Extract<PddlImport, { ok: true }>["task"] });
 const refusing = (file: "domain" | "problem"): PddlImporter => () => ({ ok: false, refusal: { file, line: 7, column: 3, construct: ":durative-action", message: "durative actions are outside the supported subset" } });
 
 function request(sessionId: string, round = 1, type = "ModelContributionRequest"): string {

@@ -46,13 +46,13 @@ describe("the Blocksworld fixture", () => {
   });
 
   it("finds no plan when the steps allowed are too few", async () => {
-    const outcome = await planner.solve(model, { maxSteps: 3 });
+    const outcome = await planner.solve(model, { maxSteps: 3, method: "smt" });
     expect(outcome).toMatchObject({ kind: "no-plan", maxSteps: 3, reason: "no plan within 3 steps" });
   });
 
   it("finds no plan when an invariant forbids the goal", async () => {
     const forbidden = modelOf(`${BLOCKS}\n<#never> a mfr:Constraint ; mfr:constraintExpression "(not (on a b))" .`);
-    const outcome = await planner.solve(forbidden, { maxSteps: 12 });
+    const outcome = await planner.solve(forbidden, { maxSteps: 12, method: "smt" });
     expect(outcome.kind).toBe("no-plan");
     if (outcome.kind !== "no-plan") return;
     expect(outcome.reason).toMatch(/^no plan within 12 steps/);
@@ -61,7 +61,7 @@ describe("the Blocksworld fixture", () => {
 
   it("stops deepening once no longer execution exists (at most four lifts)", async () => {
     const forbidden = modelOf(`${BLOCKS}\n<#never> a mfr:Constraint ; mfr:constraintExpression "(not (on a b))" .`);
-    const outcome = await planner.solve(forbidden, { maxSteps: 500 });
+    const outcome = await planner.solve(forbidden, { maxSteps: 500, method: "smt" });
     expect(outcome.kind).toBe("no-plan");
     if (outcome.kind !== "no-plan") return;
     // Four lifts and four put-downs at most: no execution has 9 steps, which the search
@@ -70,7 +70,7 @@ describe("the Blocksworld fixture", () => {
   });
 
   it("gives up when the time is up", async () => {
-    const outcome = await planner.solve(model, { timeoutMs: 1 });
+    const outcome = await planner.solve(model, { timeoutMs: 1, method: "smt" });
     expect(outcome.kind).toBe("gave-up");
     if (outcome.kind === "gave-up") expect(outcome.reason).toMatch(/time limit/);
   });
@@ -165,7 +165,7 @@ describe("numbers", () => {
     // raise alone fails on the unset fluent; start must come first.
     expect(planOf(await planner.solve(model), model)).toEqual(["(start)", "(raise)", "(raise)"]);
     const never = withSpec(spec, { actions: [{ name: "raise", eff: ["(increase (level) 3)"] }] });
-    expect(await planner.solve(never, { maxSteps: 4 })).toMatchObject({ kind: "no-plan", reason: expect.stringMatching(/^no plan within 4 steps/) as unknown });
+    expect(await planner.solve(never, { maxSteps: 4, method: "smt" })).toMatchObject({ kind: "no-plan", reason: expect.stringMatching(/^no plan within 4 steps/) as unknown });
   });
 
   it("finds a plan that needs scale-up, shorter than counting up", async () => {
@@ -273,10 +273,12 @@ describe("conditions and effects", () => {
 
   it("checks constraints in the initial state", async () => {
     const model = modelFrom({ objects: ["s"], init: "(bad)", actions: [{ name: "fix", eff: ["(not (bad))"] }], constraints: ["(not (bad))"], goals: ["(fixed)"] });
-    const outcome = await planner.solve(model);
-    expect(outcome).toMatchObject({ kind: "no-plan", reason: "no plan within 30 steps (the initial state already breaks a constraint)" });
+    expect(await planner.solve(model, { method: "smt" })).toMatchObject({ kind: "no-plan", reason: "no plan within 30 steps (the initial state already breaks a constraint)" });
+    // The heuristic search knows no plan of any length exists.
+    expect(await planner.solve(model)).toMatchObject({ kind: "no-plan", proven: true, reason: "the initial state already breaks a constraint" });
     const fine = modelFrom({ objects: ["s"], actions: [{ name: "fix", eff: ["(not (bad))"] }], constraints: ["(not (bad))"], goals: ["(fixed)"] });
-    expect(await planner.solve(fine)).toMatchObject({ kind: "no-plan", reason: "no plan within 30 steps (no action can ever make the goal true)" });
+    expect(await planner.solve(fine, { method: "smt" })).toMatchObject({ kind: "no-plan", reason: "no plan within 30 steps (no action can ever make the goal true)" });
+    expect(await planner.solve(fine)).toMatchObject({ kind: "no-plan", proven: true, reason: "the goal cannot be reached even when deletes are ignored" });
   });
 });
 
@@ -322,7 +324,7 @@ describe("what the planner does not attempt", () => {
       actions: [{ name: "mix", params: ["?a", "?b", "?c", "?d", "?e"], eff: ["(mixed ?a ?b ?c ?d ?e)"] }],
       goals: ["(mixed o1 o2 o3 o4 o5)"],
     });
-    const outcome = await planner.solve(model);
+    const outcome = await planner.solve(model, { method: "smt" });
     expect(outcome).toEqual({ kind: "cannot-help", reason: "the model is too large to plan with: grounding the actions gives 248832 ground actions, more than the 20000 the planner handles" });
   });
 
