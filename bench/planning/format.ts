@@ -44,11 +44,11 @@ export function headerLines(settings: RunSettings, problems: number, folders: nu
   ];
 }
 
-const COLUMNS = ["folder", "problems", "imported", "refused", "solved", "invalid", "time s (med / max)", "length (med / max)", "length ÷ best known"] as const;
+const COLUMNS = ["folder", "problems", "imported", "refused", "solved", "invalid", "time s (med / max)", "length (med / max)", "length ÷ best known", "ground actions (med / max)"] as const;
 
 function cells(r: FolderSummary): string[] {
   const ratio = r.ratios.length === 0 ? "—" : `${figure(median(r.ratios), 2)}x (${r.ratios.length})`;
-  return [r.folder, String(r.problems), String(r.imported), String(r.refused), String(r.solved), String(r.invalid), pair(r.times, 2, 1000), pair(r.lengths, 1), ratio];
+  return [r.folder, String(r.problems), String(r.imported), String(r.refused), String(r.solved), String(r.invalid), pair(r.times, 2, 1000), pair(r.lengths, 1), ratio, pair(r.grounded, 0)];
 }
 
 /** One row per folder, then classical, numeric and all; times and lengths are of solved problems. */

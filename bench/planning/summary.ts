@@ -35,6 +35,8 @@ export interface FolderSummary {
   lengths: number[];
   /** Plan length ÷ best known length, for solved problems that give one. */
   ratios: number[];
+  /** Ground actions after grounding, for every problem whose search reported them. */
+  grounded: number[];
   /** Every problem imported but not solved, and every refusal, with its reason. */
   unsolved: Unsolved[];
 }
@@ -77,7 +79,7 @@ export function summarise(results: readonly ProblemResult[], planner: PlannerNam
   for (const p of results) {
     let s = byFolder.get(p.folder);
     if (s === undefined) {
-      s = { folder: p.folder, numeric: p.numeric, problems: 0, imported: 0, refused: 0, solved: 0, invalid: 0, times: [], lengths: [], ratios: [], unsolved: [] };
+      s = { folder: p.folder, numeric: p.numeric, problems: 0, imported: 0, refused: 0, solved: 0, invalid: 0, times: [], lengths: [], ratios: [], grounded: [], unsolved: [] };
       byFolder.set(p.folder, s);
     }
     s.problems += 1;
@@ -87,6 +89,8 @@ export function summarise(results: readonly ProblemResult[], planner: PlannerNam
     // A problem refused on import is not run by the SMT planner: it reads as the refusal.
     const c = classify(runOf(p, planner) ?? (imported === "refused" ? p.heuristic : undefined), timeoutMs);
     if (c.status === "invalid-plan") s.invalid += 1;
+    const groundActions = runOf(p, planner)?.search?.stats?.["groundActions"];
+    if (groundActions !== undefined) s.grounded.push(groundActions);
     if (c.status === "solved") {
       s.solved += 1;
       s.times.push(c.ms ?? 0);
@@ -112,6 +116,7 @@ export function total(label: string, rows: readonly FolderSummary[]): FolderSumm
     times: rows.flatMap((r) => r.times),
     lengths: rows.flatMap((r) => r.lengths),
     ratios: rows.flatMap((r) => r.ratios),
+    grounded: rows.flatMap((r) => r.grounded),
     unsolved: rows.flatMap((r) => r.unsolved),
   };
 }
