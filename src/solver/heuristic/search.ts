@@ -84,7 +84,6 @@ async function hillClimb(
   let current = task.initial;
   let estimate = first;
   const plan: number[] = [];
-  const onPath = new Set<string>([stateKey(current)]);
   // An estimate of 0 is no proof (a fluent without value can make it so): the goal itself is checked.
   while (!succ.isGoal(current)) {
     interface Node {
@@ -94,7 +93,8 @@ async function hillClimb(
       op: number;
     }
     const nodes: Node[] = [{ state: current, helpful: estimate.helpful, parent: -1, op: -1 }];
-    const seen = new Set<string>(onPath);
+    // States of earlier steps may be passed through again: only a strictly better one ends a step.
+    const seen = new Set<string>([stateKey(current)]);
     let better: { node: number; h: number; helpful: number[] } | undefined;
     for (let i = 0; i < nodes.length && better === undefined; i += 1) {
       const node = nodes[i] as Node;
@@ -128,7 +128,6 @@ async function hillClimb(
     steps.reverse();
     plan.push(...steps);
     current = (nodes[better.node] as Node).state;
-    onPath.add(stateKey(current));
     estimate = { h: better.h, helpful: better.helpful };
   }
   return plan;
