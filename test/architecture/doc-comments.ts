@@ -27,6 +27,7 @@ export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/shell/lease-keeper.ts",
   "src/fleet",
   "src/pddl",
+  "src/solver/heuristic",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */

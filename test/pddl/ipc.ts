@@ -19,7 +19,8 @@ export interface IpcProblem {
 
 /** The benchmark folders (each with domain.pddl and instances/), sorted. */
 export function ipcFolders(): string[] {
-  if (!existsSync(IPC_DIR)) return [];
+  // Missing data fails the tests that need it, loudly, rather than leaving them nothing to check.
+  if (!existsSync(IPC_DIR)) throw new Error(`the IPC benchmarks are not at ${IPC_DIR} (the shared data directory beside the repository)`);
   return readdirSync(IPC_DIR, { withFileTypes: true })
     .filter((e) => e.isDirectory() && existsSync(join(IPC_DIR, e.name, "domain.pddl")))
     .map((e) => e.name)

@@ -13,6 +13,7 @@ import { ReachedAtoms, TooManyInstances, joinSchema, schemaOf } from "./instanti
 import { FALSE, TRUE, arithmetic, compareValues } from "./task.js";
 import type { Cond, EffectItem, GroundOp, Num, State, Task } from "./task.js";
 
+/** Bounds on grounding: past them the model is called too large, with the reason. */
 export interface GroundingBounds {
   /** Ground actions kept. */
   maxOps: number;
@@ -22,10 +23,12 @@ export interface GroundingBounds {
 
 export const DEFAULT_GROUNDING_BOUNDS: GroundingBounds = { maxOps: 400_000, maxInstances: 4_000_000 };
 
+/** The ground task, or why there is none. */
 export type TaskOutcome = { ok: true; task: Task; instancesSeen: number } | { ok: false; reason: string };
 
 type Bindings = ReadonlyMap<string, string>;
 
+/** Grounds a formal model into the heuristic search's task, within `bounds`. */
 export function groundTask(model: FormalModel, bounds: GroundingBounds = DEFAULT_GROUNDING_BOUNDS): TaskOutcome {
   try {
     return new TaskBuilder(model, bounds).build();

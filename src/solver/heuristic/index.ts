@@ -15,6 +15,7 @@ import type { Verification } from "../../formal/simulate.js";
 import { DEFAULT_GROUNDING_BOUNDS, groundTask } from "./ground-task.js";
 import { search } from "./search.js";
 
+/** When the search must stop. */
 export interface HeuristicOptions {
   /** Epoch milliseconds after which the search gives up. */
   deadline: number;
@@ -24,6 +25,7 @@ export interface HeuristicOptions {
   maxStates?: number;
 }
 
+/** What grounding and search did: the grounded size, the states expanded and estimated, the time each took. */
 export interface HeuristicStats {
   /** Ground actions after reachability. */
   groundActions: number;
@@ -40,6 +42,7 @@ export interface HeuristicStats {
   phase?: "hill-climbing" | "best-first";
 }
 
+/** A plan the simulator calls valid, a proof that none exists, a limit reached, or why the model cannot be planned for. */
 export type HeuristicOutcome =
   | { kind: "plan"; plan: string[]; verification: Verification; stats: HeuristicStats }
   | { kind: "no-plan"; reason: string; stats: HeuristicStats }

@@ -21,6 +21,7 @@ interface Literal {
   args: ({ param: number } | { constant: string })[];
 }
 
+/** An action prepared for joining: its positive precondition atoms and the objects each parameter ranges over. */
 export interface Schema {
   action: FormalAction;
   literals: Literal[];
@@ -28,6 +29,7 @@ export interface Schema {
   domains: { symbols: ReadonlySet<string>; ordered: readonly string[] }[];
 }
 
+/** Prepares an action for joining. */
 export function schemaOf(action: FormalAction, objects: readonly FormalObject[]): Schema {
   const index = new Map(action.parameters.map((p, i) => [p.name, i] as const));
   const literals: Literal[] = [];
@@ -70,10 +72,12 @@ export class ReachedAtoms {
     return true;
   }
 
+  /** Whether the atom with this key is reached. */
   has(key: string): boolean {
     return this.keys.has(key);
   }
 
+  /** The reached atoms of a predicate, as argument lists. */
   of(predicate: string): readonly string[][] {
     return this.byPredicate.get(predicate) ?? [];
   }

@@ -38,6 +38,7 @@ interface Unit {
   nums: NumEffect[];
 }
 
+/** A state's estimate and the helpful actions that come with it. */
 export interface Estimate {
   /** Relaxed plan length; Infinity when the goal is out of reach even relaxed. */
   h: number;
@@ -45,6 +46,7 @@ export interface Estimate {
   helpful: number[];
 }
 
+/** The FF heuristic over one task; one instance per search, its scratch arrays reused by every estimate. */
 export class RelaxedPlanHeuristic {
   private readonly atomCount: number;
   /** Atom → its "false" proposition, or -1 when no condition negates it. */
@@ -140,6 +142,7 @@ export class RelaxedPlanHeuristic {
     this.touched = new Uint8Array(this.fluentCount);
   }
 
+  /** Relaxed actions: each action's unconditional part and each of its `when` parts. */
   get unitCount(): number {
     return this.units.length;
   }
@@ -177,6 +180,7 @@ export class RelaxedPlanHeuristic {
   /** How many estimates stopped at the layer bound rather than proving the goal out of reach. */
   cappedEstimates = 0;
 
+  /** The estimate of a state: Infinity when even the relaxation cannot reach the goal. */
   estimate(state: State): Estimate {
     const goalLayer = this.build(state);
     if (goalLayer < 0) return { h: Number.POSITIVE_INFINITY, helpful: [] };

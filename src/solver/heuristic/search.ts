@@ -11,6 +11,7 @@ import { RelaxedPlanHeuristic } from "./relaxed.js";
 import { Successors, stateKey } from "./successors.js";
 import type { State, Task } from "./task.js";
 
+/** When the search stops: the deadline, a request, or the number of states kept. */
 export interface SearchBounds {
   deadline: number;
   stopped?: () => boolean;
@@ -18,6 +19,7 @@ export interface SearchBounds {
   maxStates: number;
 }
 
+/** The ops of a plan and the phase that found it, or why there is none. */
 export type SearchOutcome =
   | { kind: "plan"; ops: number[]; phase: "hill-climbing" | "best-first"; expanded: number; evaluated: number }
   | { kind: "no-plan"; reason: string; expanded: number; evaluated: number }
@@ -35,6 +37,7 @@ class Stop extends Error {
 /** How long the search runs before it lets other work of the process run (a close, a message). */
 const SLICE_MS = 50;
 
+/** Hill-climbing, then best-first search when it gets stuck. */
 export async function search(task: Task, bounds: SearchBounds): Promise<SearchOutcome> {
   const h = new RelaxedPlanHeuristic(task);
   const succ = new Successors(task);

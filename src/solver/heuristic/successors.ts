@@ -8,6 +8,7 @@
 import type { Cond, GroundOp, State, Task } from "./task.js";
 import { YES, applicable, applyOp, evalCond } from "./task.js";
 
+/** Applicable actions and successor states of one task. */
 export class Successors {
   private readonly listed: number[][];
   private readonly unlisted: number[] = [];
@@ -57,10 +58,12 @@ export class Successors {
     return next;
   }
 
+  /** Whether the goal holds in `s` (a failure counts as not). */
   isGoal(s: State): boolean {
     return evalCond(this.task.goal, s) === YES;
   }
 
+  /** Whether every constraint holds in `s`. */
   holdsConstraints(s: State): boolean {
     return !this.constrained || evalCond(this.task.constraints, s) === YES;
   }

@@ -21,8 +21,10 @@ export type Num =
   | { k: "missing" }
   | { k: "arith"; op: "+" | "-" | "*" | "/"; args: Num[] };
 
+/** A numeric comparison. */
 export type CompareOp = "<" | "<=" | "=" | ">=" | ">";
 
+/** A ground condition; parts keep the order in which the simulator reads them. */
 export type Cond =
   | { k: "const"; value: boolean }
   | { k: "atom"; id: number }
@@ -30,6 +32,7 @@ export type Cond =
   | { k: "and" | "or"; parts: Cond[] }
   | { k: "cmp"; op: CompareOp; left: Num; right: Num };
 
+/** A numeric update. */
 export type NumericOp = "increase" | "decrease" | "assign" | "scale-up" | "scale-down";
 
 /** One effect of a ground action, in written order. */
@@ -38,6 +41,7 @@ export type EffectItem =
   | { k: "num"; op: NumericOp; fluent: number; value: Num }
   | { k: "when"; cond: Cond; items: EffectItem[] };
 
+/** A ground action. */
 export interface GroundOp {
   /** The plan step: `(name a b)`. */
   step: string;
@@ -46,6 +50,7 @@ export interface GroundOp {
   effects: EffectItem[];
 }
 
+/** The ground planning task. */
 export interface Task {
   /** `pred a b` per atom id. */
   atoms: string[];
@@ -58,6 +63,7 @@ export interface Task {
   constraints: Cond;
 }
 
+/** A state of the search. */
 export interface State {
   /** Bit i of word i >>> 5: atom i holds. */
   bits: Uint32Array;
@@ -68,14 +74,17 @@ export interface State {
 export const TRUE: Cond = Object.freeze({ k: "const", value: true }) as Cond;
 export const FALSE: Cond = Object.freeze({ k: "const", value: false }) as Cond;
 
+/** Whether atom `atom` holds in the bit set. */
 export function holds(bits: Uint32Array, atom: number): boolean {
   return ((bits[atom >>> 5] as number) & (1 << (atom & 31))) !== 0;
 }
 
+/** Makes atom `atom` hold. */
 export function setBit(bits: Uint32Array, atom: number): void {
   bits[atom >>> 5] = (bits[atom >>> 5] as number) | (1 << (atom & 31));
 }
 
+/** Makes atom `atom` false. */
 export function clearBit(bits: Uint32Array, atom: number): void {
   bits[atom >>> 5] = (bits[atom >>> 5] as number) & ~(1 << (atom & 31));
 }
@@ -84,6 +93,7 @@ export function clearBit(bits: Uint32Array, atom: number): void {
 export const YES = 1;
 export const NO = 0;
 export const FAIL = -1;
+/** One of YES, NO and FAIL. */
 export type Truth = typeof YES | typeof NO | typeof FAIL;
 
 /** A numeric value; NaN when the evaluation failed (no value, division by zero). */
@@ -121,6 +131,7 @@ export function arithmetic(op: "+" | "-" | "*" | "/", values: readonly number[])
   return acc;
 }
 
+/** A comparison of two computed values, as the simulator compares. */
 export function compareValues(op: CompareOp, a: number, b: number): boolean {
   switch (op) {
     case "<":
@@ -136,6 +147,7 @@ export function compareValues(op: CompareOp, a: number, b: number): boolean {
   }
 }
 
+/** Evaluates a condition in a state, left to right and stopping early, as the simulator does. */
 export function evalCond(c: Cond, s: State): Truth {
   switch (c.k) {
     case "const":
