@@ -13,6 +13,7 @@
  * - Atoms are numbered; a state is a bit set of the atoms that hold and an array of fluent
  *   values (NaN: no value yet). What never changes was folded into constants when grounding.
  */
+import { compare } from "../../formal/state.js";
 
 export type Num =
   | { k: "const"; value: number }
@@ -131,21 +132,8 @@ export function arithmetic(op: "+" | "-" | "*" | "/", values: readonly number[])
   return acc;
 }
 
-/** A comparison of two computed values, as the simulator compares. */
-export function compareValues(op: CompareOp, a: number, b: number): boolean {
-  switch (op) {
-    case "<":
-      return a < b;
-    case "<=":
-      return a <= b;
-    case ">=":
-      return a >= b;
-    case ">":
-      return a > b;
-    default:
-      return a === b;
-  }
-}
+/** A comparison of two computed values: the simulator's own. */
+export const compareValues: (op: CompareOp, a: number, b: number) => boolean = compare;
 
 /** Evaluates a condition in a state, left to right and stopping early, as the simulator does. */
 export function evalCond(c: Cond, s: State): Truth {
