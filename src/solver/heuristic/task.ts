@@ -15,6 +15,7 @@
  */
 import { compare } from "../../formal/state.js";
 
+/** A ground numeric expression. */
 export type Num =
   | { k: "const"; value: number }
   | { k: "fluent"; id: number }
