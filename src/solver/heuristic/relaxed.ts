@@ -70,6 +70,11 @@ export class RelaxedPlanHeuristic {
   private readonly firstAchiever: Int32Array;
   private readonly counter: Int32Array;
   private readonly unitLevel: Int32Array;
+  /** Extraction's marks, reused: the layer up to which a proposition counts as achieved, whether it was asked for, which units and actions were chosen. */
+  private readonly marked: Int32Array;
+  private readonly asked: Uint8Array;
+  private readonly unitChosen: Uint8Array;
+  private readonly opChosen: Uint8Array;
   /** Per fluent, over the active units: the largest constant step up and down, the range assigned. */
   private readonly up: Float64Array;
   private readonly down: Float64Array;
@@ -133,6 +138,10 @@ export class RelaxedPlanHeuristic {
     this.firstAchiever = new Int32Array(this.propCount);
     this.counter = new Int32Array(this.units.length);
     this.unitLevel = new Int32Array(this.units.length);
+    this.marked = new Int32Array(this.propCount);
+    this.asked = new Uint8Array(this.propCount);
+    this.unitChosen = new Uint8Array(this.units.length);
+    this.opChosen = new Uint8Array(task.ops.length);
     this.lo = new Float64Array(this.fluentCount);
     this.hi = new Float64Array(this.fluentCount);
     this.up = new Float64Array(this.fluentCount);
@@ -239,7 +248,7 @@ export class RelaxedPlanHeuristic {
       for (let w = waiting.length - 1; w >= 0; w -= 1) {
         const u = waiting[w] as number;
         const unit = units[u] as Unit;
-        if (!unit.rest.every((c) => this.possible(c))) continue;
+        if (unit.rest.length > 0 && !this.allPossible(unit.rest)) continue;
         waiting[w] = waiting[waiting.length - 1] as number;
         waiting.pop();
         unitLevel[u] = layer;
@@ -262,6 +271,11 @@ export class RelaxedPlanHeuristic {
     }
     this.cappedEstimates += 1;
     return -1;
+  }
+
+  private allPossible(conds: readonly Cond[]): boolean {
+    for (const c of conds) if (!this.possible(c)) return false;
+    return true;
   }
 
   private goalPossible(): boolean {
@@ -296,6 +310,8 @@ export class RelaxedPlanHeuristic {
 
   /** Applies every active update once more (without bound when `times` is infinite); true when an interval changed. */
   private widen(dynamic: readonly NumEffect[], times: number): boolean {
+    // Without fluents there is nothing to widen, and no layer's intervals are ever looked up.
+    if (this.fluentCount === 0) return false;
     const lo = this.lo.slice();
     const hi = this.hi.slice();
     for (let f = 0; f < this.fluentCount; f += 1) {
@@ -474,10 +490,13 @@ export class RelaxedPlanHeuristic {
    */
   private extract(state: State, goalLayer: number): Estimate {
     const buckets: number[][] = Array.from({ length: goalLayer + 2 }, () => []);
-    const marked = new Int32Array(this.propCount).fill(-1);
-    const asked = new Uint8Array(this.propCount);
-    const chosen = new Set<number>();
-    const chosenOps = new Set<number>();
+    const { marked, asked, unitChosen, opChosen } = this;
+    marked.fill(-1);
+    asked.fill(0);
+    unitChosen.fill(0);
+    opChosen.fill(0);
+    const chosen: number[] = [];
+    let chosenOps = 0;
     const doneConds = new Set<Cond>();
     let repeats = 0;
 
@@ -491,9 +510,13 @@ export class RelaxedPlanHeuristic {
     const chooseUnit = (u: number, at: number): void => {
       const unit = this.units[u] as Unit;
       for (const a of unit.adds) if ((marked[a] as number) < at) marked[a] = at;
-      if (chosen.has(u)) return;
-      chosen.add(u);
-      chosenOps.add(unit.op);
+      if (unitChosen[u] === 1) return;
+      unitChosen[u] = 1;
+      chosen.push(u);
+      if (opChosen[unit.op] === 0) {
+        opChosen[unit.op] = 1;
+        chosenOps += 1;
+      }
       for (const p of unit.pre) needProp(p);
       for (const c of unit.rest) needCond(c);
     };
@@ -553,7 +576,7 @@ export class RelaxedPlanHeuristic {
       }
     }
     // The goal is not possible before this layer, so at least one action is needed, whatever was counted.
-    return { h: Math.max(goalLayer > 0 ? 1 : 0, chosenOps.size + repeats), helpful: [...helpful] };
+    return { h: Math.max(goalLayer > 0 ? 1 : 0, chosenOps + repeats), helpful: [...helpful] };
   }
 
   /** Among the units of layer `at` that add `p`, the one whose preconditions were reached earliest in sum. */
