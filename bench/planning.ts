@@ -7,7 +7,10 @@
  * today's SMT planner (src/solver) does the same. Each run is a child process of its own
  * (bench/planning/worker.ts), killed at its limit plus a grace; several run at once (--jobs).
  * Every plan returned is checked by the simulator on the imported model: one that is not
- * `valid` is an "invalid plan proposed", printed loudly, and the exit code is 1.
+ * `valid` is an "invalid plan proposed", printed loudly, and the exit code is 1. For the
+ * heuristic planner, the found plan and up to 20 seeded mutations of it are also simulated on
+ * the model round-tripped through PDDL (bench/planning/round-trip.ts); a disagreement with the
+ * imported model fails the bench the same way.
  *
  * Prints a header, a table per planner (per folder: problems, imported, refused, solved within
  * the limit, invalid plans, time and length of the solved), what was not solved and why, the
@@ -22,7 +25,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInChild } from "./planning/child.js";
-import { finalLine, formatSeconds, headerLines, invalidLines, refusalLines, tableLines, targetLines, unsolvedLines } from "./planning/format.js";
+import { finalLine, formatSeconds, headerLines, invalidLines, planCheckDisagreementLines, planCheckLines, refusalLines, tableLines, targetLines, unsolvedLines } from "./planning/format.js";
 import { USAGE, parseOptions } from "./planning/options.js";
 import type { PlanningOptions } from "./planning/options.js";
 import { runPool } from "./planning/pool.js";
@@ -107,11 +110,17 @@ async function main(): Promise<void> {
 
   const heuristicRows = summarise(results, "heuristic", options.timeoutMs);
   const smtRows = options.smtTimeoutMs === null ? null : summarise(results, "smt", options.smtTimeoutMs);
-  const out: string[] = ["", ...tableLines("heuristic", heuristicRows), ...unsolvedLines("heuristic", heuristicRows)];
-  if (smtRows !== null) out.push("", ...tableLines("smt", smtRows), ...unsolvedLines("smt", smtRows));
+  const out: string[] = ["", ...tableLines("heuristic", heuristicRows), ...planCheckLines(heuristicRows), ...unsolvedLines("heuristic", heuristicRows)];
+  if (smtRows !== null) out.push("", ...tableLines("smt", smtRows), ...planCheckLines(smtRows), ...unsolvedLines("smt", smtRows));
   out.push(...refusalLines(heuristicRows));
   out.push("(time = the search alone, import and plan check apart; solved = a plan the simulator calls valid within the limit;", " length ÷ best known: only where an instance states a best known length, none of the shipped ones does)");
-  const invalid = [...invalidLines("heuristic", heuristicRows), ...(smtRows === null ? [] : invalidLines("smt", smtRows))];
+  const invalid = [
+    ...invalidLines("heuristic", heuristicRows),
+    ...(smtRows === null ? [] : invalidLines("smt", smtRows)),
+    // A disagreement of the plan check with its round trip through PDDL fails the bench like an invalid plan.
+    ...planCheckDisagreementLines("heuristic", heuristicRows),
+    ...(smtRows === null ? [] : planCheckDisagreementLines("smt", smtRows)),
+  ];
   out.push("", ...targetLines(heuristicRows, smtRows, options.timeoutMs), ...invalid, `per-problem results: ${jsonPath}`, finalLine(heuristicRows, options.timeoutMs));
   for (const line of out) console.log(line);
   if (invalid.length > 0) process.exitCode = 1;

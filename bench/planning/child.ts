@@ -61,6 +61,11 @@ export function runInChild(job: WorkerJob, limits: ChildLimits): Promise<Planner
           break;
         case "checked":
           run.check = message.report;
+          // The round trip that may follow has an allowance of its own; the run is complete without it.
+          arm("check", CHECK_ALLOWANCE_MS, `the plan check's round trip took over ${seconds(CHECK_ALLOWANCE_MS)}`);
+          break;
+        case "round-tripped":
+          run.roundTrip = message.report;
           break;
         case "failed":
           failure = `the worker failed: ${firstLine(message.error)}`;
@@ -74,6 +79,11 @@ export function runInChild(job: WorkerJob, limits: ChildLimits): Promise<Planner
       done = true;
       clearTimeout(timer);
       const complete = run.import !== undefined && (run.import.ok === false || (run.search !== undefined && (run.search.plan === undefined || run.check !== undefined)));
+      // A round trip that was killed or failed is a finding about the plan check, listed with the disagreements.
+      if (complete && run.check !== undefined && run.roundTrip === undefined && (killedFor !== null || failure !== null)) {
+        const reason = `the round trip did not end: ${killedFor ?? failure ?? ""}`;
+        run.roundTrip = { checked: 0, agreed: 0, invalidMutants: 0, disagreements: [{ plan: "the round trip", reason }], ms: performance.now() - phaseStarted };
+      }
       if (!complete) {
         const ms = performance.now() - phaseStarted;
         run.ended = killedFor !== null ? { phase, how: "killed", reason: killedFor, ms } : { phase, how: "crashed", reason: failure ?? describeExit(code, signal, stderr), ms };

@@ -120,6 +120,26 @@ export function invalidLines(planner: PlannerName, rows: readonly FolderSummary[
   return bad.length === 0 ? [] : [`INVALID PLANS PROPOSED by the ${planner} planner: ${bad.length} (target 0)`, ...bad];
 }
 
+/** The plan check checked on real plans (round-trip.ts), one line under a planner's table; none when no run reported it. */
+export function planCheckLines(rows: readonly FolderSummary[]): string[] {
+  const all = total("all", rows);
+  const f = all.planCheck;
+  if (f.problems === 0) return [];
+  const n = (v: number): string => v.toLocaleString("en-US");
+  return [`plan check on real plans: ${n(f.checked)} plans (found plans and their mutations), ${n(f.invalidMutants)} mutations rejected, round trip through PDDL agreed on ${n(f.agreed)} of ${n(f.checked)}`];
+}
+
+/** The alarm for plans on which the imported model and its round trip through PDDL disagree: empty when there are none. */
+export function planCheckDisagreementLines(planner: PlannerName, rows: readonly FolderSummary[]): string[] {
+  const bad = rows.flatMap((r) =>
+    r.planCheckDisagreements.map((d) => {
+      const at = d.step === undefined ? "" : `; first differing step ${d.step}${d.stepText !== undefined ? `: ${d.stepText}` : d.step === 0 ? " (the initial state)" : " (the goal)"}`;
+      return `  ${r.folder}/${d.file} (${d.plan}): ${d.reason}${at}`;
+    }),
+  );
+  return bad.length === 0 ? [] : [`PLAN CHECK DISAGREES WITH ITS ROUND TRIP THROUGH PDDL for the ${planner} planner: ${bad.length} (target 0)`, ...bad];
+}
+
 /** The last line of the output, from the heuristic planner's figures. */
 export function finalLine(heuristic: readonly FolderSummary[], timeoutMs: number): string {
   const [c, n, all] = totals(heuristic);

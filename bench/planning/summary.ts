@@ -3,7 +3,7 @@
  * results (a refusal, a crash, an invalid plan) without any planner.
  */
 import type { PddlRefusal } from "../../src/pddl/index.js";
-import type { PlannerName, PlannerRun, ProblemResult } from "./types.js";
+import type { PlannerName, PlannerRun, ProblemResult, RoundTripDisagreement } from "./types.js";
 
 /** What became of one planner on one problem; only "solved" counts as solved. */
 export type RunStatus = "solved" | "late" | "invalid-plan" | "no-plan" | "gave-up" | "cannot-help" | "refused" | "killed" | "crashed" | "not-run";
@@ -39,6 +39,18 @@ export interface FolderSummary {
   grounded: number[];
   /** Every problem imported but not solved, and every refusal, with its reason. */
   unsolved: Unsolved[];
+  /** The plan check against its round trip through PDDL, summed over the folder's problems. */
+  planCheck: PlanCheckFigures;
+  /** Every plan on which the two disagreed, its problem with it. */
+  planCheckDisagreements: (RoundTripDisagreement & { file: string })[];
+}
+
+export interface PlanCheckFigures {
+  /** Problems whose run reported the check. */
+  problems: number;
+  checked: number;
+  agreed: number;
+  invalidMutants: number;
 }
 
 export function formatRefusal(r: PddlRefusal): string {
@@ -79,7 +91,7 @@ export function summarise(results: readonly ProblemResult[], planner: PlannerNam
   for (const p of results) {
     let s = byFolder.get(p.folder);
     if (s === undefined) {
-      s = { folder: p.folder, numeric: p.numeric, problems: 0, imported: 0, refused: 0, solved: 0, invalid: 0, times: [], lengths: [], ratios: [], grounded: [], unsolved: [] };
+      s = { folder: p.folder, numeric: p.numeric, problems: 0, imported: 0, refused: 0, solved: 0, invalid: 0, times: [], lengths: [], ratios: [], grounded: [], unsolved: [], planCheck: { problems: 0, checked: 0, agreed: 0, invalidMutants: 0 }, planCheckDisagreements: [] };
       byFolder.set(p.folder, s);
     }
     s.problems += 1;
@@ -89,6 +101,14 @@ export function summarise(results: readonly ProblemResult[], planner: PlannerNam
     // A problem refused on import is not run by the SMT planner: it reads as the refusal.
     const c = classify(runOf(p, planner) ?? (imported === "refused" ? p.heuristic : undefined), timeoutMs);
     if (c.status === "invalid-plan") s.invalid += 1;
+    const roundTrip = runOf(p, planner)?.roundTrip;
+    if (roundTrip !== undefined) {
+      s.planCheck.problems += 1;
+      s.planCheck.checked += roundTrip.checked;
+      s.planCheck.agreed += roundTrip.agreed;
+      s.planCheck.invalidMutants += roundTrip.invalidMutants;
+      s.planCheckDisagreements.push(...roundTrip.disagreements.map((d) => ({ ...d, file: p.file })));
+    }
     const groundActions = runOf(p, planner)?.search?.stats?.["groundActions"];
     if (groundActions !== undefined) s.grounded.push(groundActions);
     if (c.status === "solved") {
@@ -118,6 +138,13 @@ export function total(label: string, rows: readonly FolderSummary[]): FolderSumm
     ratios: rows.flatMap((r) => r.ratios),
     grounded: rows.flatMap((r) => r.grounded),
     unsolved: rows.flatMap((r) => r.unsolved),
+    planCheck: {
+      problems: rows.reduce((n, r) => n + r.planCheck.problems, 0),
+      checked: rows.reduce((n, r) => n + r.planCheck.checked, 0),
+      agreed: rows.reduce((n, r) => n + r.planCheck.agreed, 0),
+      invalidMutants: rows.reduce((n, r) => n + r.planCheck.invalidMutants, 0),
+    },
+    planCheckDisagreements: rows.flatMap((r) => r.planCheckDisagreements),
   };
 }
 

@@ -52,11 +52,40 @@ export interface CheckReport {
   ms: number;
 }
 
-/** Worker → parent, in this order; the worker exits after `checked` or a search that gave no plan. */
+/** A plan on which the imported model and its round trip through PDDL disagree (round-trip.ts). */
+export interface RoundTripDisagreement {
+  /** "the found plan", "mutant swap-any", …, or "the round trip" when the written PDDL was refused. */
+  plan: string;
+  reason: string;
+  imported?: { verdict: Verdict; reason: string; step?: number };
+  roundTripped?: { verdict: Verdict; reason: string; step?: number };
+  /** The plan's first differing step (1-based; 0 the initial state) and its text. */
+  step?: number;
+  stepText?: string;
+}
+
+/** The plan check checked on a found plan and its mutations (heuristic planner only). */
+export interface RoundTripReport {
+  /** Plans simulated on both models: the found plan and its mutations. */
+  checked: number;
+  agreed: number;
+  /** Mutations the simulator calls invalid on the imported model. */
+  invalidMutants: number;
+  disagreements: RoundTripDisagreement[];
+  /** Why nothing was checked (a plan over the bound). */
+  skipped?: string;
+  ms: number;
+}
+
+/**
+ * Worker → parent, in this order; the worker exits after `checked` (after `round-tripped` for
+ * the heuristic planner) or a search that gave no plan.
+ */
 export type WorkerMessage =
   | { phase: "imported"; report: ImportReport }
   | { phase: "searched"; report: SearchReport }
   | { phase: "checked"; report: CheckReport }
+  | { phase: "round-tripped"; report: RoundTripReport }
   | { phase: "failed"; error: string };
 
 /**
@@ -68,6 +97,8 @@ export interface PlannerRun {
   import?: ImportReport;
   search?: SearchReport;
   check?: CheckReport;
+  /** The plan check against its round trip through PDDL (heuristic planner, a plan found). */
+  roundTrip?: RoundTripReport;
   ended?: { phase: "import" | "search" | "check"; how: "killed" | "crashed"; reason: string; ms: number };
 }
 

@@ -4,7 +4,8 @@
  * when its heap cannot grow, so either can only be stopped, or fail, by ending a process.
  *
  * Reads one WorkerJob from the parent, then reports each phase as it ends (types.ts:
- * WorkerMessage): the import, the search, the plan check. The parent times each phase from
+ * WorkerMessage): the import, the search, the plan check, and for the heuristic planner a check
+ * of the plan check against the model's round trip through PDDL (round-trip.ts). The parent times each phase from
  * the report of the one before, so the search's limit does not include reading the PDDL or
  * starting Z3.
  */
@@ -14,6 +15,7 @@ import type { FormalModel } from "../../src/formal/model.js";
 import { importPddl } from "../../src/pddl/index.js";
 import { searchHeuristicPlan } from "../../src/solver/heuristic/index.js";
 import { createPlanner } from "../../src/solver/index.js";
+import { roundTripCheck } from "./round-trip.js";
 import type { ImportReport, SearchReport, WorkerJob, WorkerMessage } from "./types.js";
 
 /**
@@ -31,12 +33,12 @@ function send(message: WorkerMessage): Promise<void> {
   });
 }
 
-function importProblem(job: WorkerJob): { report: ImportReport; model?: FormalModel } {
+function importProblem(job: WorkerJob): { report: ImportReport; model?: FormalModel; name?: string } {
   const started = performance.now();
   const result = importPddl(readFileSync(job.domainPath, "utf8"), readFileSync(job.problemPath, "utf8"));
   const ms = performance.now() - started;
   if (!result.ok) return { report: { ok: false, ms, refusal: result.refusal } };
-  return { report: { ok: true, ms, domainName: result.domainName, problemName: result.problemName, notes: result.notes }, model: result.model };
+  return { report: { ok: true, ms, domainName: result.domainName, problemName: result.problemName, notes: result.notes }, model: result.model, name: result.problemName };
 }
 
 async function search(job: WorkerJob, model: FormalModel, smt: Awaited<ReturnType<typeof createPlanner>> | null): Promise<SearchReport> {
@@ -66,6 +68,8 @@ async function run(job: WorkerJob): Promise<void> {
   const started = performance.now();
   const verdict = simulatePlan(imported.model, searched.plan, CHECK_LIMITS);
   await send({ phase: "checked", report: { verdict: verdict.verdict, reason: verdict.reason, ...(verdict.step !== undefined ? { step: verdict.step } : {}), ms: performance.now() - started } });
+  // After the search's report and timing: this check costs no search time.
+  if (job.planner === "heuristic") await send({ phase: "round-tripped", report: roundTripCheck(imported.model, imported.name ?? "problem", searched.plan, CHECK_LIMITS) });
 }
 
 process.once("message", (job: WorkerJob) => {

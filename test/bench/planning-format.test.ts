@@ -1,13 +1,14 @@
 /**
  * The planning bench's pure parts (bench/planning/): problem discovery, what counts as solved,
  * the per-folder figures and the text, on made-up results, so every case (a refusal, a kill, a
- * crash, an invalid plan, a plan past the limit) is covered whatever the planners do today.
+ * crash, an invalid plan, a plan past the limit, a plan check that disagrees with its round
+ * trip through PDDL) is covered whatever the planners do today.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { finalLine, formatSeconds, invalidLines, parseFinalLine, refusalLines, tableLines, targetLines, unsolvedLines } from "../../bench/planning/format.js";
+import { finalLine, formatSeconds, invalidLines, parseFinalLine, planCheckDisagreementLines, planCheckLines, refusalLines, tableLines, targetLines, unsolvedLines } from "../../bench/planning/format.js";
 import { parseOptions } from "../../bench/planning/options.js";
 import { bestKnownLength, discoverProblems, naturalCompare } from "../../bench/planning/problems.js";
 import { classify, summarise } from "../../bench/planning/summary.js";
@@ -35,6 +36,22 @@ const RESULTS: ProblemResult[] = [
   result("zeno-numeric", "pfile2.pddl", { import: IMPORTED, search: { kind: "gave-up", reason: "deadline", ms: 5_000 } }),
   result("zeno-numeric", "pfile3.pddl", { import: IMPORTED, ended: { phase: "search", how: "crashed", reason: "out of memory (JavaScript heap)", ms: 900 } }),
   result("zeno-numeric", "pfile4.pddl", solved(6_000, 4)),
+];
+
+/** Made-up figures of the plan check against its round trip: 1,200 + 34 plans, one disagreement. */
+const ROUND_TRIPPED: ProblemResult[] = [
+  result("gripper", "instance-1.pddl", { ...solved(10, 3), roundTrip: { checked: 1_200, agreed: 1_200, invalidMutants: 1_000, disagreements: [], ms: 5 } }),
+  result("gripper", "instance-2.pddl", solved(10, 3)),
+  result("zeno-numeric", "pfile1.pddl", {
+    ...solved(10, 3),
+    roundTrip: {
+      checked: 34,
+      agreed: 33,
+      invalidMutants: 100,
+      ms: 5,
+      disagreements: [{ plan: "mutant swap-any", reason: "imported invalid at step 2, round-tripped valid", imported: { verdict: "invalid", reason: "x", step: 2 }, roundTripped: { verdict: "valid", reason: "y" }, step: 2, stepText: "(fly p1 b a)" }],
+    },
+  }),
 ];
 
 describe("problem discovery", () => {
@@ -104,6 +121,22 @@ describe("the figures and the text", () => {
     expect(text).toContain("zeno-numeric: 1 crashed: out of memory (JavaScript heap) (in the search) [pfile3]");
     expect(invalidLines("heuristic", rows)).toEqual(["INVALID PLANS PROPOSED by the heuristic planner: 1 (target 0)", "  zeno-numeric/pfile1.pddl: invalid at step 1: fuel runs out"]);
     expect(targetLines(rows, null, 5_000).join("\n")).toContain("target (Metric-FF within 10 s on this machine kind): 324 of 470 (classical 205 of 288, numeric 119 of 182)");
+  });
+
+  it("sums the plan check on real plans per folder in one line, and lists a disagreement loudly", () => {
+    const checked = summarise(ROUND_TRIPPED, "heuristic", 5_000);
+    expect(checked.map((r) => [r.folder, r.planCheck.problems, r.planCheck.checked, r.planCheck.agreed, r.planCheck.invalidMutants])).toEqual([
+      ["gripper", 1, 1_200, 1_200, 1_000],
+      ["zeno-numeric", 1, 34, 33, 100],
+    ]);
+    expect(planCheckLines(checked)).toEqual(["plan check on real plans: 1,234 plans (found plans and their mutations), 1,100 mutations rejected, round trip through PDDL agreed on 1,233 of 1,234"]);
+    expect(planCheckDisagreementLines("heuristic", checked)).toEqual([
+      "PLAN CHECK DISAGREES WITH ITS ROUND TRIP THROUGH PDDL for the heuristic planner: 1 (target 0)",
+      "  zeno-numeric/pfile1.pddl (mutant swap-any): imported invalid at step 2, round-tripped valid; first differing step 2: (fly p1 b a)",
+    ]);
+    // No run reported the check (the SMT planner's, or a stand-in's): no line, no alarm.
+    expect(planCheckLines(rows)).toEqual([]);
+    expect(planCheckDisagreementLines("heuristic", rows)).toEqual([]);
   });
 
   it("ends with the line scripts read, its limit as given", () => {

@@ -83,12 +83,24 @@ describe("the built planning bench on two gripper problems", () => {
     expect(lines[2]).toContain("heuristic planner 5 s per problem; SMT planner not run (--no-smt)");
 
     const row = lines.find((l) => l.startsWith("ipc-1998-gripper-round-1-strips "))?.split(/\s{2,}/);
-    expect(row).toHaveLength(9);
+    // folder, problems, imported, refused, solved, invalid, time, length, ÷ best known, ground actions.
+    expect(row).toHaveLength(10);
     const [problems, imported, refused, solved, invalid] = (row ?? []).slice(1, 6).map(Number) as [number, number, number, number, number];
     expect(problems).toBe(2);
     expect(solved).toBeLessThanOrEqual(imported);
     expect(imported + refused).toBeLessThanOrEqual(problems);
     expect(invalid).toBe(0);
+
+    // Each plan found is checked with up to 20 mutations on the model and on its round trip through PDDL, all agreeing.
+    const check = /^plan check on real plans: ([\d,]+) plans \(found plans and their mutations\), ([\d,]+) mutations rejected, round trip through PDDL agreed on ([\d,]+) of ([\d,]+)$/.exec(lines.find((l) => l.startsWith("plan check on real plans: ")) ?? "");
+    if (solved > 0) {
+      expect(check, lines.join("\n")).not.toBeNull();
+      const [plans, , agreed, of] = (check?.slice(1) ?? []).map((v) => Number(v.replace(/,/g, "")));
+      expect(plans).toBeGreaterThan(solved);
+      expect(plans).toBeLessThanOrEqual(21 * solved);
+      expect([agreed, of]).toEqual([plans, plans]);
+    }
+    expect(lines.some((l) => l.startsWith("PLAN CHECK DISAGREES"))).toBe(false);
 
     // Each problem not solved is named once with its reason: under "Refused on import" or "Not solved" (one planner here).
     const listed = lines.filter((l) => l.startsWith("  ipc-1998-gripper-round-1-strips: "));
