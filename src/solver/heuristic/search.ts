@@ -202,6 +202,7 @@ async function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, 
   const seen = new Map<string, number>([[stateKey(task.initial), 0]]);
   const all = new Queue();
   const preferred = new Queue();
+  const inPreferred = new Set<number>();
   all.push(0, 0);
   let best = Number.POSITIVE_INFINITY;
   let boost = 0;
@@ -243,7 +244,15 @@ async function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, 
       const next = succ.apply(op, state);
       if (next === undefined) continue;
       const key = stateKey(next);
-      if (seen.has(key)) continue;
+      const known = seen.get(key);
+      if (known !== undefined) {
+        // Reached again, now by a helpful action, before it was taken: it joins the preferred queue.
+        if (helpful.has(op) && !inPreferred.has(known) && (known >= closedMarks.length || closedMarks[known] !== 1)) {
+          inPreferred.add(known);
+          preferred.push(known, e.h);
+        }
+        continue;
+      }
       if (states.length >= maxStates) throw new Stop(`the search kept ${maxStates} states, its memory bound`);
       const child = states.length;
       seen.set(key, child);
@@ -251,7 +260,10 @@ async function bestFirst(task: Task, h: RelaxedPlanHeuristic, succ: Successors, 
       parents.push(id);
       ops.push(op);
       all.push(child, e.h);
-      if (helpful.has(op)) preferred.push(child, e.h);
+      if (helpful.has(op)) {
+        inPreferred.add(child);
+        preferred.push(child, e.h);
+      }
     }
   }
   return undefined;
