@@ -11,7 +11,7 @@
  */
 import type { FormalModel } from "../../formal/model.js";
 import { simulatePlan } from "../../formal/simulate.js";
-import type { Verification } from "../../formal/simulate.js";
+import type { SimulationLimits, Verification } from "../../formal/simulate.js";
 import { DEFAULT_GROUNDING_BOUNDS, groundTask } from "./ground-task.js";
 import { search } from "./search.js";
 
@@ -23,6 +23,12 @@ export interface HeuristicOptions {
   stopped?: () => boolean;
   /** States kept before the search gives up; default 2,000,000. */
   maxStates?: number;
+  /**
+   * Bounds of the simulator's check of the plan found; the coordinator's own by default, so
+   * that a plan the coordinator could not check (over 1,000 steps) is not answered. The
+   * planning bench raises them to measure the search on long competition plans.
+   */
+  checkLimits?: Partial<SimulationLimits>;
 }
 
 /** What grounding and search did: the grounded size, the states expanded and estimated, the time each took. */
@@ -74,7 +80,7 @@ export async function searchHeuristicPlan(model: FormalModel, options: Heuristic
   if (outcome.kind !== "plan") return { kind: outcome.kind, reason: outcome.reason, stats };
   const plan = outcome.ops.map((i) => (task.ops[i] as { step: string }).step);
   // The simulator has the last word: a plan it does not call valid is never an answer.
-  const verification = simulatePlan(model, plan);
+  const verification = simulatePlan(model, plan, options.checkLimits);
   if (verification.verdict !== "valid") {
     return { kind: "cannot-help", reason: `the plan found (${plan.length} steps) is not valid by the plan check: ${verification.reason}` };
   }
