@@ -195,7 +195,7 @@ async function compileModules(runtime: EjabberdRuntime, ebin: string): Promise<v
 export async function startTestEjabberd(opts: StartTestEjabberdOptions = {}): Promise<LocalEjabberd> {
   const runtime = locateEjabberd();
   const onLog = opts.onLog ?? (process.env.EJABBERD_TEST_LOG ? (line: string) => console.error(`[ejabberd] ${line}`) : undefined);
-  const server = new TestEjabberd(await mkdtemp(join(tmpdir(), "mfr-ejabberd-")), runtime, opts.startTimeoutMs ?? 20_000, onLog, opts.keepProtocol ?? true);
+  const server = new TestEjabberd(await mkdtemp(join(tmpdir(), "mfr-ejabberd-")), runtime, opts.startTimeoutMs ?? 60_000, onLog, opts.keepProtocol ?? true);
   try {
     await mkdir(join(server.dir, "spool"));
     await compileModules(runtime, join(server.dir, "ebin"));
