@@ -85,6 +85,8 @@ export interface Planner {
 export const DEFAULT_MAX_STEPS = 30;
 export const DEFAULT_TIMEOUT_MS = 20_000;
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+/** The part of a search's time limit the SMT search may spend on shorter horizons after the heuristic search found a plan. */
+export const SMT_SHARE = 0.25;
 
 export async function createPlanner(): Promise<Planner> {
   return new Z3Planner(await loadZ3());
@@ -156,8 +158,9 @@ class Z3Planner implements Planner {
     }
     const heuristic: PlanSearchOutcome = { kind: "plan", plan: found.plan, verification: found.verification, horizonTried: 0, elapsedMs: elapsed(), method: "heuristic", shortest: found.plan.length === 0 };
     if (method === "heuristic" || found.plan.length === 0 || found.plan.length - 1 > maxSteps) return heuristic;
-    // Shorter horizons, in the time left: a plan there is the shortest; none proves this one shortest.
-    const left = started + timeoutMs - Date.now();
+    // Shorter horizons, in a quarter of the time limit at most (the plan in hand should not wait
+    // long for a proof): a plan there is the shortest; none proves this one shortest.
+    const left = Math.min(started + timeoutMs - Date.now(), timeoutMs * SMT_SHARE);
     if (left <= 0) return heuristic;
     const shorter = await this.smtSearch(model, { maxSteps: found.plan.length - 1, timeoutMs: left }, Date.now());
     if (shorter.kind === "plan") return { ...shorter, elapsedMs: elapsed() };
