@@ -31,6 +31,15 @@ interface N3ErrorContext {
 
 const EXCERPT_WIDTH = 60;
 
+/** What was thrown, as text: `String()` itself throws on an object whose `toString` is not a function. */
+function thrownText(thrown: unknown): string {
+  try {
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
+  }
+}
+
 /**
  * Phrases an error thrown by n3 while parsing `text` for the agent: line and column (1-based)
  * where n3 gives them, a hint at the usual cause, and an excerpt of the line. Never throws;
@@ -42,7 +51,7 @@ const EXCERPT_WIDTH = 60;
  */
 export function describeSyntaxError(error: unknown, text: string): ParseError {
   if (!(error instanceof Error)) {
-    return { message: `The Turtle could not be parsed: ${String(error)}`, line: null, column: null };
+    return { message: `The Turtle could not be parsed: ${thrownText(error)}`, line: null, column: null };
   }
   const context = readContext(error);
   const line = context?.line ?? lineFromMessage(error.message);

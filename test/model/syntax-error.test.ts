@@ -115,7 +115,8 @@ describe("never throws; what it cannot place it says as it is", () => {
         expect(e.line === null || Number.isInteger(e.line)).toBe(true);
         if (e.line === null) expect(e.column).toBeNull();
       }),
-      { numRuns: 300 },
+      // An object whose toString is not a function makes String() itself throw (found by this property).
+      { numRuns: 300, examples: [[{ toString: "" }, ""]] },
     );
   });
 });
