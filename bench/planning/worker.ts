@@ -44,7 +44,7 @@ function importProblem(job: WorkerJob): { report: ImportReport; model?: FormalMo
 async function search(job: WorkerJob, model: FormalModel, smt: Awaited<ReturnType<typeof createPlanner>> | null): Promise<SearchReport> {
   const started = performance.now();
   if (smt !== null) {
-    const outcome = await smt.solve(model, { maxSteps: job.maxSteps, timeoutMs: job.timeoutMs });
+    const outcome = await smt.solve(model, { maxSteps: job.maxSteps, timeoutMs: job.timeoutMs, method: "smt" });
     const ms = performance.now() - started;
     if (outcome.kind === "plan") return { kind: "plan", reason: outcome.verification.reason, ms, plan: outcome.plan, stats: { horizonTried: outcome.horizonTried } };
     return { kind: outcome.kind, reason: outcome.reason, ms };
