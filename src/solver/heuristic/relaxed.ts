@@ -13,21 +13,16 @@
  * that delete them. Anything else the counters cannot carry (`or`, comparisons, nested
  * forms) is checked on the layer's atoms and intervals.
  */
-import type { Cond, EffectItem, Num, NumericOp, State, Task } from "./task.js";
-import { evalNum, holds } from "./task.js";
+import { FluentIntervals } from "./fluent-intervals.js";
+import type { NumEffect } from "./fluent-intervals.js";
+import { countNumericGap } from "./numeric-gaps.js";
+import type { GapContext } from "./numeric-gaps.js";
+import type { Cond, EffectItem, State, Task } from "./task.js";
+import { holds } from "./task.js";
 
 const INF = 0x3fffffff;
-const EMPTY_BITS = new Uint32Array(0);
-/** Layers built before a state is called a dead end; idle layers widen intervals ever faster. */
+/** Layers built before a state is called a dead end (an idle layer jumps to unbounded repetition). */
 const MAX_LAYERS = 400;
-/** A numeric gap is never counted as more repetitions than this. */
-const MAX_REPEATS = 10_000;
-
-interface NumEffect {
-  op: NumericOp;
-  fluent: number;
-  value: Num;
-}
 
 /** One relaxed action. */
 interface Unit {
@@ -75,17 +70,10 @@ export class RelaxedPlanHeuristic {
   private readonly asked: Uint8Array;
   private readonly unitChosen: Uint8Array;
   private readonly opChosen: Uint8Array;
-  /** Per fluent, over the active units: the largest constant step up and down, the range assigned. */
-  private readonly up: Float64Array;
-  private readonly down: Float64Array;
-  private readonly assignLo: Float64Array;
-  private readonly assignHi: Float64Array;
-  private readonly touched: Uint8Array;
-  private lo: Float64Array;
-  private hi: Float64Array;
-  /** Interval snapshots per layer (shared while unchanged). */
-  private layersLo: Float64Array[] = [];
-  private layersHi: Float64Array[] = [];
+  /** The fluents' intervals, layer by layer. */
+  private readonly intervals: FluentIntervals;
+  /** What the numeric gap counting reads of the graph. */
+  private readonly gapContext: GapContext;
 
   constructor(private readonly task: Task) {
     this.atomCount = task.atoms.length;
@@ -142,13 +130,8 @@ export class RelaxedPlanHeuristic {
     this.asked = new Uint8Array(this.propCount);
     this.unitChosen = new Uint8Array(this.units.length);
     this.opChosen = new Uint8Array(task.ops.length);
-    this.lo = new Float64Array(this.fluentCount);
-    this.hi = new Float64Array(this.fluentCount);
-    this.up = new Float64Array(this.fluentCount);
-    this.down = new Float64Array(this.fluentCount);
-    this.assignLo = new Float64Array(this.fluentCount);
-    this.assignHi = new Float64Array(this.fluentCount);
-    this.touched = new Uint8Array(this.fluentCount);
+    this.intervals = new FluentIntervals(this.fluentCount);
+    this.gapContext = { nums: (u) => (this.units[u] as Unit).nums, updaters: this.updaters, unitLevel: this.unitLevel };
   }
 
   /** Relaxed actions: each action's unconditional part and each of its `when` parts. */
@@ -202,15 +185,7 @@ export class RelaxedPlanHeuristic {
     level.fill(INF);
     unitLevel.fill(INF);
     for (let i = 0; i < units.length; i += 1) counter[i] = (units[i] as Unit).pre.length;
-    this.lo = new Float64Array(this.fluentCount);
-    this.hi = new Float64Array(this.fluentCount);
-    for (let f = 0; f < this.fluentCount; f += 1) {
-      const v = state.values[f] as number;
-      this.lo[f] = Number.isNaN(v) ? Number.POSITIVE_INFINITY : v;
-      this.hi[f] = Number.isNaN(v) ? Number.NEGATIVE_INFINITY : v;
-    }
-    this.layersLo = [this.lo];
-    this.layersHi = [this.hi];
+    this.intervals.reset(state.values);
 
     let frontier: number[] = [];
     for (let a = 0; a < this.atomCount; a += 1) {
@@ -226,12 +201,6 @@ export class RelaxedPlanHeuristic {
       }
     }
     const waiting: number[] = [];
-    const dynamic: NumEffect[] = [];
-    this.up.fill(0);
-    this.down.fill(0);
-    this.assignLo.fill(Number.POSITIVE_INFINITY);
-    this.assignHi.fill(Number.NEGATIVE_INFINITY);
-    this.touched.fill(0);
     // Units with no counted precondition are ready from the start.
     for (let i = 0; i < units.length; i += 1) if ((units[i] as Unit).pre.length === 0) waiting.push(i);
     for (let layer = 0; layer < MAX_LAYERS; layer += 1) {
@@ -253,7 +222,7 @@ export class RelaxedPlanHeuristic {
         waiting.pop();
         unitLevel[u] = layer;
         applied = true;
-        if (unit.nums.length > 0) this.activate(u, dynamic);
+        if (unit.nums.length > 0) this.intervals.activate(unit.nums);
         for (const p of unit.adds) {
           if ((level[p] as number) !== INF) continue;
           level[p] = layer + 1;
@@ -265,7 +234,7 @@ export class RelaxedPlanHeuristic {
       // repetition of the active updates gives (still an over-approximation), so a goal out of
       // reach is known as such a layer later instead of after endless small steps.
       const idle = !applied && next.length === 0;
-      const widened = this.widen(dynamic, idle ? Number.POSITIVE_INFINITY : 1);
+      const widened = this.intervals.widen(idle ? Number.POSITIVE_INFINITY : 1);
       if (idle && !widened) return -1;
       frontier = next;
     }
@@ -281,91 +250,6 @@ export class RelaxedPlanHeuristic {
   private goalPossible(): boolean {
     for (const p of this.goalPre) if ((this.level[p] as number) === INF) return false;
     return this.goalRest.every((c) => this.possible(c));
-  }
-
-  /**
-   * Makes a newly applicable unit's updates part of every later layer. Constant `increase`,
-   * `decrease` and `assign` (nearly all of them) are summed up per fluent: the largest step
-   * up, the largest step down, the range assigned; the rest are kept to be evaluated per layer.
-   */
-  private activate(u: number, dynamic: NumEffect[]): void {
-    for (const e of (this.units[u] as Unit).nums) {
-      const f = e.fluent;
-      if (e.value.k !== "const" || e.op === "scale-up" || e.op === "scale-down") {
-        dynamic.push(e);
-        continue;
-      }
-      const v = e.value.value;
-      if (e.op === "assign") {
-        this.assignLo[f] = Math.min(this.assignLo[f] as number, v);
-        this.assignHi[f] = Math.max(this.assignHi[f] as number, v);
-      } else {
-        const change = e.op === "increase" ? v : -v;
-        if (change > 0) this.up[f] = Math.max(this.up[f] as number, change);
-        else if (change < 0) this.down[f] = Math.max(this.down[f] as number, -change);
-      }
-      this.touched[f] = 1;
-    }
-  }
-
-  /** Applies every active update once more (without bound when `times` is infinite); true when an interval changed. */
-  private widen(dynamic: readonly NumEffect[], times: number): boolean {
-    // Without fluents there is nothing to widen, and no layer's intervals are ever looked up.
-    if (this.fluentCount === 0) return false;
-    const lo = this.lo.slice();
-    const hi = this.hi.slice();
-    for (let f = 0; f < this.fluentCount; f += 1) {
-      if (this.touched[f] !== 1) continue;
-      const flo = this.lo[f] as number;
-      const fhi = this.hi[f] as number;
-      if (flo <= fhi) {
-        if ((this.up[f] as number) > 0) hi[f] = fhi + repeated(times, this.up[f] as number);
-        if ((this.down[f] as number) > 0) lo[f] = flo - repeated(times, this.down[f] as number);
-      }
-      if ((this.assignLo[f] as number) <= (this.assignHi[f] as number)) {
-        lo[f] = Math.min(lo[f] as number, this.assignLo[f] as number);
-        hi[f] = Math.max(hi[f] as number, this.assignHi[f] as number);
-      }
-    }
-    for (const e of dynamic) {
-      const [a, b] = this.interval(e.value);
-      if (Number.isNaN(a) || a > b) continue;
-      const f = e.fluent;
-      const flo = this.lo[f] as number;
-      const fhi = this.hi[f] as number;
-      let nlo = flo;
-      let nhi = fhi;
-      if (e.op === "assign") {
-        nlo = Math.min(flo, a);
-        nhi = Math.max(fhi, b);
-      } else if (flo > fhi) continue;
-      else if (e.op === "increase") {
-        nlo = Math.min(flo, flo + repeated(times, a));
-        nhi = Math.max(fhi, fhi + repeated(times, b));
-      } else if (e.op === "decrease") {
-        nlo = Math.min(flo, flo - repeated(times, b));
-        nhi = Math.max(fhi, fhi - repeated(times, a));
-      } else if (times !== 1) {
-        // Scaling repeated without bound: anything at all.
-        nlo = Number.NEGATIVE_INFINITY;
-        nhi = Number.POSITIVE_INFINITY;
-      } else {
-        const products = e.op === "scale-up" ? [flo * a, flo * b, fhi * a, fhi * b] : a <= 0 && b >= 0 ? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] : [flo / a, flo / b, fhi / a, fhi / b];
-        nlo = Math.min(flo, ...products);
-        nhi = Math.max(fhi, ...products);
-      }
-      if (nlo < (lo[f] as number)) lo[f] = nlo;
-      if (nhi > (hi[f] as number)) hi[f] = nhi;
-    }
-    let changed = false;
-    for (let f = 0; f < this.fluentCount && !changed; f += 1) changed = lo[f] !== this.lo[f] || hi[f] !== this.hi[f];
-    if (changed) {
-      this.lo = lo;
-      this.hi = hi;
-    }
-    this.layersLo.push(this.lo);
-    this.layersHi.push(this.hi);
-    return changed;
   }
 
   /** Whether `c` may hold on the current layer. */
@@ -384,82 +268,15 @@ export class RelaxedPlanHeuristic {
         return c.parts.every((p) => this.possible(p));
       case "or":
         return c.parts.some((p) => this.possible(p));
-      case "cmp": {
-        const [a, b] = this.interval(c.left);
-        const [x, y] = this.interval(c.right);
-        if (Number.isNaN(a) || Number.isNaN(x) || a > b || x > y) return false;
-        switch (c.op) {
-          case "<":
-            return a < y;
-          case "<=":
-            return a <= y;
-          case ">":
-            return b > x;
-          case ">=":
-            return b >= x;
-          default:
-            return a <= y && x <= b;
-        }
-      }
+      case "cmp":
+        return this.intervals.possible(c);
     }
   }
 
-  /** The interval of a numeric expression on the current layer; [NaN, NaN] when it has no value. */
-  private interval(e: Num, lo = this.lo, hi = this.hi): [number, number] {
-    switch (e.k) {
-      case "const":
-        return [e.value, e.value];
-      case "fluent":
-        return (lo[e.id] as number) > (hi[e.id] as number) ? [Number.NaN, Number.NaN] : [lo[e.id] as number, hi[e.id] as number];
-      case "missing":
-        return [Number.NaN, Number.NaN];
-      case "arith": {
-        const parts = e.args.map((a) => this.interval(a, lo, hi));
-        if (parts.some(([a]) => Number.isNaN(a))) return [Number.NaN, Number.NaN];
-        let [a, b] = parts[0] as [number, number];
-        if (e.op === "-" && parts.length === 1) return [-b, -a];
-        for (let i = 1; i < parts.length; i += 1) {
-          const [c, d] = parts[i] as [number, number];
-          // ∞ − ∞ is any number: the widest bound on that side.
-          if (e.op === "+") [a, b] = [lower(a + c), upper(b + d)];
-          else if (e.op === "-") [a, b] = [lower(a - d), upper(b - c)];
-          else if (e.op === "*") {
-            const p = [a * c, a * d, b * c, b * d].map((v) => (Number.isNaN(v) ? 0 : v));
-            [a, b] = [Math.min(...p), Math.max(...p)];
-          } else if (c <= 0 && d >= 0) {
-            if (c === 0 && d === 0) return [Number.NaN, Number.NaN];
-            [a, b] = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
-          } else {
-            const p = [a / c, a / d, b / c, b / d];
-            [a, b] = [Math.min(...p), Math.max(...p)];
-          }
-        }
-        return [a, b];
-      }
-    }
-  }
-
-  /** The first layer on which a comparison is possible (intervals only widen: binary search). */
-  private cmpLevel(c: Cond): number {
-    let lo = 0;
-    let hi = this.layersLo.length - 1;
-    const possibleAt = (layer: number): boolean => {
-      const saveLo = this.lo;
-      const saveHi = this.hi;
-      this.lo = this.layersLo[layer] as Float64Array;
-      this.hi = this.layersHi[layer] as Float64Array;
-      const ok = this.possible(c);
-      this.lo = saveLo;
-      this.hi = saveHi;
-      return ok;
-    };
-    if (!possibleAt(hi)) return INF;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (possibleAt(mid)) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+  /** The first layer on which a comparison is possible, INF for none. */
+  private cmpLevel(c: Extract<Cond, { k: "cmp" }>): number {
+    const layer = this.intervals.firstLayer(c);
+    return Number.isFinite(layer) ? layer : INF;
   }
 
   /** The relaxed level of a condition, for choosing among an `or`'s parts. */
@@ -552,7 +369,7 @@ export class RelaxedPlanHeuristic {
           return;
         }
         case "cmp":
-          repeats += this.needNumeric(c, state, (u) => chooseUnit(u, (this.unitLevel[u] as number) + 1));
+          repeats += countNumericGap(c, state, this.cmpLevel(c), this.gapContext, (u) => chooseUnit(u, (this.unitLevel[u] as number) + 1));
           return;
       }
     };
@@ -598,101 +415,6 @@ export class RelaxedPlanHeuristic {
     }
     return best >= 0 ? best : (this.firstAchiever[p] as number);
   }
-
-  /**
-   * A comparison not true in `state`: the unit that moves it most towards truth, counted as
-   * often as the gap needs. Returns the repetitions beyond the first.
-   */
-  private needNumeric(c: Extract<Cond, { k: "cmp" }>, state: State, choose: (u: number) => void): number {
-    const level = this.cmpLevel(c);
-    const before = this.difference(c, state.values);
-    // Without a value now, the unit that first made it possible is all that can be said.
-    if (before === undefined) return this.firstPossibleUnit(c, level, choose);
-    const direction = c.op === ">" || c.op === ">=" ? 1 : c.op === "<" || c.op === "<=" ? -1 : before < 0 ? 1 : -1;
-    const strict = c.op === ">" || c.op === "<";
-    const gap = -direction * before;
-    if (gap < 0 || (gap === 0 && !strict && c.op !== "=")) return 0;
-    if (gap === 0 && c.op === "=") return 0;
-    let best = -1;
-    let bestGain = 0;
-    const values = Float64Array.from(state.values);
-    const fluents = new Set<number>();
-    numFluents(c.left, fluents);
-    numFluents(c.right, fluents);
-    const candidates = new Set<number>();
-    for (const f of fluents) for (const u of this.updaters[f] as number[]) candidates.add(u);
-    for (const u of candidates) {
-      const unitLevel = this.unitLevel[u] as number;
-      const unit = this.units[u] as Unit;
-      if (unit.nums.length === 0 || unitLevel >= level) continue;
-      const after = this.afterOnce(unit, values, state);
-      if (after === undefined) continue;
-      const moved = this.difference(c, after);
-      if (moved === undefined) continue;
-      let gain = direction * (moved - before);
-      if (c.op === "=" && Math.abs(moved) >= Math.abs(before)) gain = 0;
-      if (gain > bestGain + 1e-12) {
-        best = u;
-        bestGain = gain;
-      }
-    }
-    // No single unit closes the gap from here: the unit that first made it possible.
-    if (best < 0) return this.firstPossibleUnit(c, level, choose);
-    choose(best);
-    if (c.op === "=") return 0;
-    const times = Math.ceil((strict && gap === 0 ? Number.EPSILON : gap) / bestGain - 1e-9);
-    return Math.min(MAX_REPEATS, Math.max(1, times)) - 1;
-  }
-
-  /** Chooses the earliest unit before `level` that updates a fluent of `c`; no repetitions counted. */
-  private firstPossibleUnit(c: Extract<Cond, { k: "cmp" }>, level: number, choose: (u: number) => void): number {
-    const fluents = new Set<number>();
-    numFluents(c.left, fluents);
-    numFluents(c.right, fluents);
-    let best = -1;
-    for (const f of fluents) {
-      for (const u of this.updaters[f] as number[]) {
-        const l = this.unitLevel[u] as number;
-        if (l < level && (best < 0 || l < (this.unitLevel[best] as number))) best = u;
-      }
-    }
-    if (best >= 0) choose(best);
-    return 0;
-  }
-
-  /** left − right in a valuation, or undefined when either side has no value there. */
-  private difference(c: Extract<Cond, { k: "cmp" }>, values: Float64Array): number | undefined {
-    const s = { bits: EMPTY_BITS, values };
-    const l = evalNum(c.left, s);
-    const r = evalNum(c.right, s);
-    return Number.isNaN(l) || Number.isNaN(r) ? undefined : l - r;
-  }
-
-  /** The fluent values after one application of a unit's numeric effects in `state` (its precondition not checked). */
-  private afterOnce(unit: Unit, values: Float64Array, state: State): Float64Array | undefined {
-    const out = Float64Array.from(values);
-    for (const e of unit.nums) {
-      const v = evalNum(e.value, state);
-      if (Number.isNaN(v)) return undefined;
-      const before = values[e.fluent] as number;
-      if (e.op !== "assign" && Number.isNaN(before)) return undefined;
-      out[e.fluent] = e.op === "assign" ? v : e.op === "increase" ? before + v : e.op === "decrease" ? before - v : e.op === "scale-up" ? before * v : before / v;
-    }
-    return out;
-  }
-}
-
-function lower(v: number): number {
-  return Number.isNaN(v) ? Number.NEGATIVE_INFINITY : v;
-}
-
-function upper(v: number): number {
-  return Number.isNaN(v) ? Number.POSITIVE_INFINITY : v;
-}
-
-/** `times` repetitions of a change by `v`; no change stays none, even repeated without bound. */
-function repeated(times: number, v: number): number {
-  return v === 0 ? 0 : times * v;
 }
 
 /** Item → the indices of the lists that contain it, as offsets and one flat list. */
@@ -709,11 +431,6 @@ function csr(items: number, lists: readonly Int32Array[]): [Int32Array, Int32Arr
     }
   });
   return [start, flat];
-}
-
-function numFluents(e: Num, out: Set<number>): void {
-  if (e.k === "fluent") out.add(e.id);
-  else if (e.k === "arith") for (const a of e.args) numFluents(a, out);
 }
 
 function forEachWhen(items: readonly EffectItem[], visit: (cond: Cond) => void): void {

@@ -13,7 +13,8 @@
  * - Atoms are numbered; a state is a bit set of the atoms that hold and an array of fluent
  *   values (NaN: no value yet). What never changes was folded into constants when grounding.
  */
-import { compare } from "../../formal/state.js";
+import type { NumericEffectOperator } from "../../formal/expression.js";
+import { compare, updated } from "../../formal/state.js";
 
 /** A ground numeric expression. */
 export type Num =
@@ -34,8 +35,8 @@ export type Cond =
   | { k: "and" | "or"; parts: Cond[] }
   | { k: "cmp"; op: CompareOp; left: Num; right: Num };
 
-/** A numeric update. */
-export type NumericOp = "increase" | "decrease" | "assign" | "scale-up" | "scale-down";
+/** A numeric update: the formal model's own operators. */
+export type NumericOp = NumericEffectOperator;
 
 /** One effect of a ground action, in written order. */
 export type EffectItem =
@@ -223,21 +224,6 @@ export function applyOp(op: GroundOp, s: State): State | undefined {
     }
   }
   return { bits, values };
-}
-
-function updated(op: NumericOp, before: number, value: number): number {
-  switch (op) {
-    case "assign":
-      return value;
-    case "increase":
-      return before + value;
-    case "decrease":
-      return before - value;
-    case "scale-up":
-      return before * value;
-    case "scale-down":
-      return before / value;
-  }
 }
 
 /** Whether `op` may be taken in `s`: its precondition holds (a failure counts as false). */
