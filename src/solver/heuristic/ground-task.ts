@@ -10,7 +10,7 @@ import type { Condition, Effect, NumericExpression, Term, TypedVariable } from "
 import type { FormalModel, FormalObject } from "../../formal/model.js";
 import { objectsOfType } from "../../formal/state.js";
 import { ReachedAtoms, TooManyInstances, joinSchema, schemaOf } from "./instantiate.js";
-import { FALSE, TRUE, arithmetic, compareValues } from "./task.js";
+import { FALSE, TRUE, arithmetic, compareValues, setBit } from "./task.js";
 import type { Cond, EffectItem, GroundOp, Num, State, Task } from "./task.js";
 
 /** Bounds on grounding: past them the model is called too large, with the reason. */
@@ -119,7 +119,7 @@ class TaskBuilder {
 
   private initialState(): State {
     const bits = new Uint32Array(Math.max(1, Math.ceil(this.atoms.length / 32)));
-    for (const [key, id] of this.atomIds) if (this.initialAtoms.has(key)) bits[id >>> 5] = (bits[id >>> 5] as number) | (1 << (id & 31));
+    for (const [key, id] of this.atomIds) if (this.initialAtoms.has(key)) setBit(bits, id);
     const values = new Float64Array(this.fluents.length).fill(Number.NaN);
     for (const [key, id] of this.fluentIds) values[id] = this.initialValues.get(key) ?? Number.NaN;
     return { bits, values };

@@ -72,11 +72,6 @@ export class ReachedAtoms {
     return true;
   }
 
-  /** Whether the atom with this key is reached. */
-  has(key: string): boolean {
-    return this.keys.has(key);
-  }
-
   /** The reached atoms of a predicate, as argument lists. */
   of(predicate: string): readonly string[][] {
     return this.byPredicate.get(predicate) ?? [];

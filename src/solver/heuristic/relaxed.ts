@@ -134,11 +134,6 @@ export class RelaxedPlanHeuristic {
     this.gapContext = { nums: (u) => (this.units[u] as Unit).nums, updaters: this.updaters, unitLevel: this.unitLevel };
   }
 
-  /** Relaxed actions: each action's unconditional part and each of its `when` parts. */
-  get unitCount(): number {
-    return this.units.length;
-  }
-
   /** Splits a precondition's top-level `and` into counted propositions and the rest. */
   private split(c: Cond, pre: number[], rest: Cond[]): void {
     if (c.k === "and") for (const p of c.parts) this.split(p, pre, rest);
