@@ -58,7 +58,13 @@ export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions
     solver.set("timeout", Math.max(1, Math.ceil(remaining)));
     const answer = await solver.check(...assumptions);
     if (cut !== undefined) return { answer: "unknown", reason: cut };
-    return answer === "unknown" ? { answer, reason: solver.reasonUnknown() } : { answer };
+    if (answer === "unknown") return { answer, reason: solver.reasonUnknown() };
+    // A check still running when its timeout fired was cancelled inside Z3, and this build does
+    // not always unwind a cancel cleanly (assertion failures and hangs were seen under load).
+    // An answer that comes back that late is not trusted: "unsat" there would become a false
+    // claim that no (shorter) plan exists.
+    if (Date.now() >= limits.deadline) return { answer: "unknown", reason: "timeout" };
+    return { answer };
   } catch (e) {
     return { answer: "unknown", reason: cut ?? `error: ${e instanceof Error ? e.message : String(e)}` };
   } finally {
