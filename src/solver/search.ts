@@ -55,13 +55,12 @@ async function deepen(z3: Z3Instance, solver: Z3Solver, problem: GroundProblem, 
       settings.onHorizon?.(h, checked.answer, Date.now() - started);
       if (checked.answer === "sat") return { kind: "plan", plan: planOf(z3, solver, problem, encoding), horizon: h };
       if (checked.answer === "unknown") return { kind: "gave-up", reason: unknownReason(checked.reason, h), horizon: h };
-      if (assumptions.length === 0) return { kind: "no-plan", exhausted: h };
+      // Unsatisfiable without the goal: no execution of h steps exists, so no longer plan does either.
+      if (assumptions.length === 0 || solver.unsatCore().length() === 0) return { kind: "no-plan", exhausted: h };
     }
-    // Whether any h-step execution exists at all is asked outright: when the core leaves the
-    // goal out (it suggests none does; the claim then rests on an answer of its own, not on the
-    // core), and at doubling horizons, since Z3's core need not be minimal. Either way it ends a
-    // hopeless deepening early for a small price.
-    if ((h & (h - 1)) === 0 || (goal !== false && goal !== true && solver.unsatCore().length() === 0)) {
+    // Z3's core need not be minimal, so whether any h-step execution exists at all is asked
+    // outright, at doubling horizons: it ends a hopeless deepening early for a small price.
+    if ((h & (h - 1)) === 0) {
       const any = await guardedCheck(z3, solver, [], settings);
       if (any.answer === "unsat") return { kind: "no-plan", exhausted: h };
       if (any.answer === "unknown") return { kind: "gave-up", reason: unknownReason(any.reason, h), horizon: h };

@@ -4,6 +4,7 @@
  * closed; loading takes a few hundred milliseconds, so an instance is meant to be reused.
  */
 import type { Arith, Bool, Context, Solver } from "z3-solver";
+import { FinalizerGate, withGatedFinalizers } from "./z3-finalizers.js";
 
 export type Z3Name = "planner";
 export type Z3Context = Context<Z3Name>;
@@ -18,6 +19,11 @@ export interface Z3Instance {
   ctx: Z3Context;
   /** Z3's own estimate of the memory it holds, in bytes. */
   allocatedBytes(): number;
+  /**
+   * Runs a Z3 call that works on a worker thread (a check) with no Z3 object freed meanwhile
+   * (see z3-finalizers.ts). Every such call goes through here.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** Stops Z3's worker threads so the process can exit. */
   close(): Promise<void>;
 }
@@ -56,15 +62,9 @@ export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions
   }, WATCH_INTERVAL_MS);
   try {
     solver.set("timeout", Math.max(1, Math.ceil(remaining)));
-    const answer = await solver.check(...assumptions);
+    const answer = await z3.exclusive(() => solver.check(...assumptions));
     if (cut !== undefined) return { answer: "unknown", reason: cut };
-    if (answer === "unknown") return { answer, reason: solver.reasonUnknown() };
-    // A check still running when its timeout fired was cancelled inside Z3, and this build does
-    // not always unwind a cancel cleanly (assertion failures and hangs were seen under load).
-    // An answer that comes back that late is not trusted: "unsat" there would become a false
-    // claim that no (shorter) plan exists.
-    if (Date.now() >= limits.deadline) return { answer: "unknown", reason: "timeout" };
-    return { answer };
+    return answer === "unknown" ? { answer, reason: solver.reasonUnknown() } : { answer };
   } catch (e) {
     return { answer: "unknown", reason: cut ?? `error: ${e instanceof Error ? e.message : String(e)}` };
   } finally {
@@ -75,11 +75,13 @@ export async function guardedCheck(z3: Z3Instance, solver: Z3Solver, assumptions
 export async function loadZ3(): Promise<Z3Instance> {
   // Imported lazily: only a process that plans pays for loading the WebAssembly module.
   const z3 = await import("z3-solver");
-  const api = await z3.init();
+  const gate = new FinalizerGate();
+  const api = await withGatedFinalizers(gate, () => z3.init());
   const ctx = new api.Context<Z3Name>("planner");
   return {
     ctx,
     allocatedBytes: () => Number(api.Z3.get_estimated_alloc_size()),
+    exclusive: (work) => gate.exclusive(work),
     close: async () => {
       try {
         await z3.killThreads(api.em);
