@@ -147,7 +147,10 @@ class IsolatedPlanner implements Planner {
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {
-  if (/Cannot enlarge memory|OOM|out of memory/i.test(stderr)) return "it ran out of memory";
+  if (/Cannot enlarge memory|\bOOM\b|out of memory/i.test(stderr)) return "it ran out of memory";
+  // Any other fault of the WebAssembly code (it names itself on stderr) is told as it is.
+  const fault = /RuntimeError: ([^\n]{1,200})/.exec(stderr);
+  if (fault) return `it crashed inside Z3: ${fault[1] as string}`;
   if (signal) return `it was ended by ${signal}`;
   return `it exited with code ${code ?? "?"}`;
 }

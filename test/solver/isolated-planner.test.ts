@@ -34,6 +34,15 @@ describe("the planner in a process of its own", () => {
     expect(await p.checkPlan(behaving("fine"), [])).toBe("valid");
   });
 
+  it("names a fault of Z3's WebAssembly code as one, not as running out of memory", async () => {
+    const p = planner();
+    expect(await p.solve(behaving("fault"), { timeoutMs: 1_000 })).toMatchObject({
+      kind: "gave-up",
+      reason: expect.stringContaining("the planner stopped (it crashed inside Z3: memory access out of bounds)"),
+    });
+    expect(await p.solve(behaving("fine"))).toMatchObject({ kind: "cannot-help" });
+  });
+
   it("stops a child that overruns its time limit by the grace period", async () => {
     const p = planner(200);
     const started = Date.now();
