@@ -147,10 +147,10 @@ export class FluentIntervals {
     return changed;
   }
 
-  /** Whether a comparison may hold on the current layer. */
-  possible(c: Compare): boolean {
-    const [a, b] = this.interval(c.left);
-    const [x, y] = this.interval(c.right);
+  /** Whether a comparison may hold on the current layer (or on the layer whose intervals are given). */
+  possible(c: Compare, lo = this.lo, hi = this.hi): boolean {
+    const [a, b] = this.interval(c.left, lo, hi);
+    const [x, y] = this.interval(c.right, lo, hi);
     if (Number.isNaN(a) || Number.isNaN(x) || a > b || x > y) return false;
     switch (c.op) {
       case "<":
@@ -205,16 +205,7 @@ export class FluentIntervals {
   firstLayer(c: Compare): number {
     let lo = 0;
     let hi = this.layersLo.length - 1;
-    const possibleAt = (layer: number): boolean => {
-      const saveLo = this.lo;
-      const saveHi = this.hi;
-      this.lo = this.layersLo[layer] as Float64Array;
-      this.hi = this.layersHi[layer] as Float64Array;
-      const ok = this.possible(c);
-      this.lo = saveLo;
-      this.hi = saveHi;
-      return ok;
-    };
+    const possibleAt = (layer: number): boolean => this.possible(c, this.layersLo[layer], this.layersHi[layer]);
     if (!possibleAt(hi)) return Number.POSITIVE_INFINITY;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;

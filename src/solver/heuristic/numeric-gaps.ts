@@ -32,7 +32,7 @@ export interface GapContext {
 export function countNumericGap(c: Compare, state: State, level: number, ctx: GapContext, choose: (u: number) => void): number {
   const before = difference(c, state.values);
   // Without a value now, the unit that first made it possible is all that can be said.
-  if (before === undefined) return firstPossibleUnit(c, level, ctx, choose);
+  if (before === undefined) return firstPossibleUnit(comparedFluents(c), level, ctx, choose);
   const direction = c.op === ">" || c.op === ">=" ? 1 : c.op === "<" || c.op === "<=" ? -1 : before < 0 ? 1 : -1;
   const strict = c.op === ">" || c.op === "<";
   const gap = -direction * before;
@@ -41,9 +41,7 @@ export function countNumericGap(c: Compare, state: State, level: number, ctx: Ga
   let best = -1;
   let bestGain = 0;
   const values = Float64Array.from(state.values);
-  const fluents = new Set<number>();
-  numFluents(c.left, fluents);
-  numFluents(c.right, fluents);
+  const fluents = comparedFluents(c);
   const candidates = new Set<number>();
   for (const f of fluents) for (const u of ctx.updaters[f] as number[]) candidates.add(u);
   for (const u of candidates) {
@@ -62,18 +60,15 @@ export function countNumericGap(c: Compare, state: State, level: number, ctx: Ga
     }
   }
   // No single unit closes the gap from here: the unit that first made it possible.
-  if (best < 0) return firstPossibleUnit(c, level, ctx, choose);
+  if (best < 0) return firstPossibleUnit(fluents, level, ctx, choose);
   choose(best);
   if (c.op === "=") return 0;
   const times = Math.ceil((strict && gap === 0 ? Number.EPSILON : gap) / bestGain - 1e-9);
   return Math.min(MAX_REPEATS, Math.max(1, times)) - 1;
 }
 
-/** Chooses the earliest unit before `level` that updates a fluent of `c`; no repetitions counted. */
-function firstPossibleUnit(c: Compare, level: number, ctx: GapContext, choose: (u: number) => void): number {
-  const fluents = new Set<number>();
-  numFluents(c.left, fluents);
-  numFluents(c.right, fluents);
+/** Chooses the earliest unit before `level` that updates one of `fluents`; no repetitions counted. */
+function firstPossibleUnit(fluents: ReadonlySet<number>, level: number, ctx: GapContext, choose: (u: number) => void): number {
   let best = -1;
   for (const f of fluents) {
     for (const u of ctx.updaters[f] as number[]) {
@@ -104,6 +99,14 @@ function afterOnce(nums: readonly NumEffect[], values: Float64Array, state: Stat
     out[e.fluent] = updated(e.op, before, v);
   }
   return out;
+}
+
+/** The fluents either side of a comparison reads. */
+function comparedFluents(c: Compare): Set<number> {
+  const fluents = new Set<number>();
+  numFluents(c.left, fluents);
+  numFluents(c.right, fluents);
+  return fluents;
 }
 
 function numFluents(e: Num, out: Set<number>): void {
