@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isLoopback } from "../web/loopback.js";
+import { leaseTimingProblem } from "./lease-timing.js";
 
 /** A bare JID (local@domain), as used for rooms. */
 const bareJid = z
@@ -92,7 +93,10 @@ export const SharedSchema = z
     renewMs: z.number().int().positive(),
     marginMs: z.number().int().nonnegative(),
   })
-  .refine((s) => s.renewMs < s.leaseMs - s.marginMs, { message: "a renewal period shorter than the lease less its margin", path: ["renewMs"] });
+  .superRefine((s, ctx) => {
+    const problem = leaseTimingProblem(s);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: [problem.field] });
+  });
 
 export type SharedSettings = z.infer<typeof SharedSchema>;
 

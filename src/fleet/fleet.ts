@@ -30,6 +30,7 @@
 import type { Logger } from "pino";
 import type pg from "pg";
 import type { Registry } from "prom-client";
+import { writeIdleLimitMs } from "../config/lease-timing.js";
 import { maskedDatabaseUrl } from "../config/shared-settings.js";
 import type { Config } from "../config/schema.js";
 import { Coordinator } from "../coordinator.js";
@@ -46,11 +47,14 @@ import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
 import type { RunningWebView } from "../web/index.js";
 import { DatabaseView } from "./database-view.js";
 import { startFleetWebView } from "./fleet-http.js";
+import { stopInsideWriteHook } from "./stop-inside-write.js";
 import { FleetMetrics } from "./fleet-metrics.js";
 import { defaultInstanceId, roomUnitsOf, type RoomUnit } from "./room-units.js";
 
 /** Connections of the web view's own pool: one refresh and one page load at a time. */
 const VIEW_CONNECTIONS = 2;
+/** Connections of the leases' own pool: a claim pass and the renewals, none of which waits on a lock. */
+const LEASE_CONNECTIONS = 3;
 
 /** A unit this instance owns now: its coordinator and its part of the database. */
 interface Owned {
@@ -86,7 +90,14 @@ export class Fleet {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly units: Map<string, RoomUnit>;
+  /** The units' stores: loads at takeover and fenced writes. */
   private readonly pool: pg.Pool;
+  /**
+   * Claims, renewals, releases and the reachability probe, on connections of their own: a
+   * renewal never waits for a connection behind the writes, and a lease statement that
+   * waits on a lock longer than a renewal period fails instead of holding its connection.
+   */
+  private readonly leasePool: pg.Pool;
   private readonly keeper: LeaseKeeper;
   private readonly owned = new Map<string, Owned>();
   /** The tail of each unit's takeovers and stops, run one after another. */
@@ -98,6 +109,8 @@ export class Fleet {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private databaseReachable = true;
+  /** The test hook of MFR_TEST_STOP_INSIDE_WRITE (./stop-inside-write.ts); undefined outside the tests. */
+  private readonly insideWrite: ((writes: readonly string[]) => void) | undefined;
   /**
    * The instance's own connection to the XMPP server, in no room: a standby is known to be
    * able to reach the server (and says so on /readyz) before it has to take a room over.
@@ -114,21 +127,34 @@ export class Fleet {
     this.instanceId = config.shared.instanceId ?? defaultInstanceId();
     this.log = log.child({ instance: this.instanceId });
     this.units = new Map(roomUnitsOf(config, this.instanceId).map((unit) => [unit.key, unit]));
+    this.insideWrite = stopInsideWriteHook(process.env.MFR_TEST_STOP_INSIDE_WRITE, this.log);
+    const { leaseMs, renewMs, marginMs, maxRoomsPerInstance } = config.shared;
+    // A transaction of ours whose client fell silent (this process paused inside a write) is
+    // ended by the database before our lease can run out, so it cannot hold the room.
+    const idleInTransactionMs = writeIdleLimitMs(config.shared);
     this.pool = openPool({
       url: database,
       applicationName: `mfr-coordinator ${this.instanceId}`.slice(0, 63),
-      onIdleError: (err) => this.log.warn({ err: err.message }, "a idle connection to the database broke; the pool opens a new one"),
+      limits: { idleInTransactionMs },
+      onIdleError: (err) => this.log.warn({ err: err.message }, "an idle connection to the database broke; the pool opens a new one"),
+    });
+    this.leasePool = openPool({
+      url: database,
+      applicationName: `mfr-coordinator ${this.instanceId} leases`.slice(0, 63),
+      max: LEASE_CONNECTIONS,
+      connectionTimeoutMs: renewMs,
+      limits: { idleInTransactionMs, lockTimeoutMs: renewMs, statementTimeoutMs: renewMs },
+      onIdleError: (err) => this.log.warn({ err: err.message }, "an idle connection for the leases broke; the pool opens a new one"),
     });
     this.standby = new XmppConnection(
       { account: { ...config.xmpp, resource: `${config.xmpp.resource}-${this.instanceId}` }, maxStanzaBytes: config.limits.maxStanzaBytes, presencePriority: -1, maySpeak: () => false },
       this.log.child({ line: "standby" }),
     );
     this.metrics = new FleetMetrics({ wanted: () => this.units.size, owned: () => this.owned.size });
-    const { leaseMs, renewMs, marginMs, maxRoomsPerInstance } = config.shared;
     this.keeper = new LeaseKeeper({
       owner: this.instanceId,
       rooms: [...this.units.keys()],
-      leases: new RoomLeases(this.pool),
+      leases: new RoomLeases(this.leasePool),
       leaseMs,
       renewMs,
       marginMs,
@@ -151,7 +177,7 @@ export class Fleet {
     void this.standby.start().catch((err: unknown) => this.log.error({ err }, "the standby connection to the XMPP server failed"));
     this.keeper.start();
     this.probeTimer = setInterval(() => {
-      this.pool.query("SELECT 1").then(
+      this.leasePool.query("SELECT 1").then(
         () => (this.databaseReachable = true),
         () => (this.databaseReachable = false),
       );
@@ -186,6 +212,7 @@ export class Fleet {
     }
     await this.standby.stop().catch((err: unknown) => this.log.warn({ err }, "closing the standby connection failed"));
     await this.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the database pool failed"));
+    await this.leasePool.end().catch((err: unknown) => this.log.warn({ err }, "closing the leases' database pool failed"));
   }
 
   /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
@@ -228,6 +255,7 @@ export class Fleet {
         log,
         now: this.now,
         onFailure: (err) => this.keeper.writeFailed(room, epoch, err),
+        ...(this.insideWrite ? { insideWrite: this.insideWrite } : {}),
       });
     } catch (err) {
       log.error({ err, room, epoch }, "could not load the room's sessions from the shared database; giving the room up");
@@ -289,6 +317,7 @@ export class Fleet {
       url: shared.database ?? "",
       applicationName: `mfr-coordinator ${this.instanceId} web view`.slice(0, 63),
       max: VIEW_CONNECTIONS,
+      limits: { idleInTransactionMs: writeIdleLimitMs(shared) },
       onIdleError: (err) => this.log.warn({ err: err.message }, "an idle connection of the web view to the database broke; the pool opens a new one"),
     });
     const sessions = new DatabaseView({ pool, log: this.log });

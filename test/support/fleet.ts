@@ -17,7 +17,7 @@
  * a killed process owns nothing. The pino `time` of those lines and the tap's `at` are the
  * same clock (Date.now() on this machine), so sends can be placed inside ownerships.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pickFreePort } from "../../src/localserver/port.js";
@@ -112,6 +112,8 @@ export class FleetInstance {
     readonly dir: string,
     readonly tap: WireTap,
     readonly httpPort: number,
+    /** Environment of this instance alone, over the fleet's. */
+    readonly env: Record<string, string> = {},
   ) {}
 
   /** The current process. */
@@ -149,6 +151,19 @@ export class FleetInstance {
   /** SIGSTOP: the process stays, frozen, its connections open. */
   pause(): void {
     this.process.signal("SIGSTOP");
+  }
+
+  /** Whether the current process is stopped (SIGSTOP, by us or by itself), as the kernel says. */
+  stopped(): boolean {
+    const pid = this.process.child.pid;
+    if (pid === undefined) return false;
+    try {
+      // The state is the field after the command name, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+    } catch {
+      return false;
+    }
   }
 
   /** SIGCONT. */
@@ -283,6 +298,7 @@ export class Fleet {
       ...(o.lease ? { MFR_LEASE_MS: String(o.lease.leaseMs), MFR_LEASE_RENEW_MS: String(o.lease.renewMs), MFR_LEASE_MARGIN_MS: String(o.lease.marginMs) } : {}),
       ...(o.logLevel ? { LOG_LEVEL: o.logLevel } : {}),
       ...o.env,
+      ...instance.env,
     };
     return {
       server: instance.tap.behind(o.server),
@@ -296,10 +312,10 @@ export class Fleet {
     };
   }
 
-  /** Starts one more instance (id `i<n>` unless given). */
-  async add(id = `i${this.instances.length + 1}`): Promise<FleetInstance> {
+  /** Starts one more instance (id `i<n>` unless given), with environment of its own over the fleet's. */
+  async add(id = `i${this.instances.length + 1}`, env: Record<string, string> = {}): Promise<FleetInstance> {
     const tap = await WireTap.start({ host: this.options.server.host, port: this.options.server.port });
-    const instance = new FleetInstance(this, id, mkdtempSync(join(tmpdir(), `mfr-fleet-${id}-`)), tap, await pickFreePort());
+    const instance = new FleetInstance(this, id, mkdtempSync(join(tmpdir(), `mfr-fleet-${id}-`)), tap, await pickFreePort(), env);
     this.instances.push(instance);
     return instance.start();
   }

@@ -67,10 +67,13 @@ describe("the shared-store settings", () => {
     expect(new URL(own.shared.database ?? "").password).toBe("inline");
   });
 
-  it("refuse what is not a postgres URL, a bad instance name or a renewal too slow for the lease, in one line", () => {
+  it("refuse what is not a postgres URL, a bad instance name, a renewal too slow for the lease or a lease too short for a write, in one line", () => {
     expect(failure(profile(), { MFR_DATABASE_URL: "mysql://db/x" })).toMatch(/MFR_DATABASE_URL|database.*postgres:\/\//);
     expect(failure(profile(), { MFR_DATABASE_URL: "postgres://db/x", MFR_INSTANCE_ID: "a b" })).toMatch(/instanceId|MFR_INSTANCE_ID/);
     expect(failure(profile(), { MFR_DATABASE_URL: "postgres://db/x", MFR_LEASE_MS: "3000", MFR_LEASE_RENEW_MS: "2600" })).toMatch(/renewal period shorter than the lease/);
+    // Lease − margin − renewal is how long a write may stand idle in its transaction: at least a second.
+    expect(failure(profile(), { MFR_DATABASE_URL: "postgres://db/x", MFR_LEASE_MS: "3000", MFR_LEASE_RENEW_MS: "1500", MFR_LEASE_MARGIN_MS: "600" })).toMatch(/at least 1000 ms longer than its margin plus one renewal period/);
+    expect(load(profile(), { MFR_DATABASE_URL: "postgres://db/x", MFR_LEASE_MS: "3000", MFR_LEASE_RENEW_MS: "1500", MFR_LEASE_MARGIN_MS: "500" }).shared.leaseMs).toBe(3000);
     expect(failure(profile(), { MFR_ROOMS: "not a jid" })).toMatch(/bare JID/);
     // A password in a bad URL is not echoed.
     expect(failure(profile(), { MFR_DATABASE_URL: "mysql://u:topsecret@db/x" })).not.toContain("topsecret");

@@ -59,6 +59,8 @@ export interface PgRoomStoreOptions {
   readonly now?: () => number;
   /** The first write that failed: the owner gives the room up. Called once. */
   readonly onFailure: (err: unknown) => void;
+  /** Called inside each fenced transaction, after its writes and before its commit, with their names (a test hook: src/fleet/stop-inside-write.ts). */
+  readonly insideWrite?: (writes: readonly string[]) => void;
 }
 
 /** Most writes committed in one transaction. */
@@ -88,6 +90,7 @@ export class PgRoomStore implements CoordinatorStore {
   private readonly epoch: number;
   private readonly log: Logger;
   private readonly onFailure: (err: unknown) => void;
+  private readonly insideWrite: ((writes: readonly string[]) => void) | undefined;
   /** Writes not yet in a transaction, in call order. */
   private readonly pending: PendingWrite[] = [];
   /** The flush under way, if any. */
@@ -113,6 +116,7 @@ export class PgRoomStore implements CoordinatorStore {
     this.epoch = options.epoch;
     this.log = options.log;
     this.onFailure = options.onFailure;
+    this.insideWrite = options.insideWrite;
     this.journal = new PgJournal({ pool: options.pool, room: options.unit, epoch: options.epoch, heardRooms: options.rooms, ...(options.now ? { now: options.now } : {}) });
   }
 
@@ -164,7 +168,7 @@ export class PgRoomStore implements CoordinatorStore {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.write("append", op);
+    return this.write(`append ${input.kind}`, op);
   }
 
   /** Notes a stanza handed to the connection: in memory now, in the database in queue order. */
@@ -269,7 +273,9 @@ export class PgRoomStore implements CoordinatorStore {
 
   /** Writes a batch of agent evidence (shared by every instance) in one fenced transaction, in queue order. */
   saveEvidenceRows(rows: readonly EvidenceRow[]): void {
-    const copy = [...rows];
+    // In one order on every instance (evidence rows are shared), so that two instances
+    // writing the same agents' rows at once wait for each other rather than deadlock.
+    const copy = [...rows].sort((a, b) => compareText(a.identity, b.identity) || compareText(a.kind, b.kind));
     void this.write("evidence", async (tx) => {
         for (const row of copy) {
           await tx.query(
@@ -376,6 +382,7 @@ export class PgRoomStore implements CoordinatorStore {
           const results = await this.fenced(async (tx) => {
             const out: unknown[] = [];
             for (const write of batch) out.push(await write.op(tx));
+            this.insideWrite?.(batch.map((write) => write.what));
             return out;
           });
           batch.forEach((write, index) => write.resolve(results[index]));
@@ -415,6 +422,10 @@ export class PgRoomStore implements CoordinatorStore {
     for (const key of heard.keys) if (!entry.keys.has(key)) entry.keys.set(key, heard.at);
     entry.newest = Math.max(entry.newest ?? heard.at, heard.at);
   }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Every agent-evidence row, least recently seen first (rows of a kind no longer known are skipped). */

@@ -7,6 +7,20 @@
  */
 import pg from "pg";
 
+/**
+ * Limits the database enforces on each connection of a pool, sent with the connection's
+ * start-up message (no extra round trip) so they hold from its first statement. Each is in
+ * milliseconds; left out, the server's own setting holds (by default, no limit).
+ */
+export interface SessionLimits {
+  /** `idle_in_transaction_session_timeout`: a transaction whose client says nothing for this long is ended, its locks with it. */
+  readonly idleInTransactionMs?: number;
+  /** `lock_timeout`: a statement that waits this long for a lock fails instead (SQLSTATE 55P03). */
+  readonly lockTimeoutMs?: number;
+  /** `statement_timeout`: a statement that runs this long is cancelled (SQLSTATE 57014). */
+  readonly statementTimeoutMs?: number;
+}
+
 /** How to open the pool. */
 export interface OpenPoolOptions {
   /** A `postgres://user:password@host:port/database` URL. */
@@ -19,6 +33,8 @@ export interface OpenPoolOptions {
   readonly connectionTimeoutMs?: number;
   /** Receives the error of an idle connection that broke; default: ignored (the pool already dropped it). */
   readonly onIdleError?: (err: Error) => void;
+  /** What the database bounds on each connection (see SessionLimits). */
+  readonly limits?: SessionLimits;
 }
 
 /** Opens a pool (no connection is made until the first query); end it with `pool.end()`. */
@@ -28,6 +44,7 @@ export function openPool(options: OpenPoolOptions): pg.Pool {
     max: options.max ?? 5,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
     ...(options.applicationName ? { application_name: options.applicationName } : {}),
+    ...startupLimits(options.limits),
   });
   const onIdleError = options.onIdleError ?? (() => undefined);
   pool.on("error", (err) => onIdleError(err));
@@ -54,4 +71,17 @@ export async function withConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClien
     client.removeListener("error", onError);
     client.release(broken ?? false);
   }
+}
+
+/** The limits as node-postgres's start-up parameters (whole milliseconds; a limit of 0 or less is left out). */
+function startupLimits(limits: SessionLimits | undefined): Pick<pg.PoolConfig, "idle_in_transaction_session_timeout" | "lock_timeout" | "statement_timeout"> {
+  const ms = (value: number | undefined): number | undefined => (value !== undefined && value > 0 ? Math.ceil(value) : undefined);
+  const idle = ms(limits?.idleInTransactionMs);
+  const lock = ms(limits?.lockTimeoutMs);
+  const statement = ms(limits?.statementTimeoutMs);
+  return {
+    ...(idle !== undefined ? { idle_in_transaction_session_timeout: idle } : {}),
+    ...(lock !== undefined ? { lock_timeout: lock } : {}),
+    ...(statement !== undefined ? { statement_timeout: statement } : {}),
+  };
 }

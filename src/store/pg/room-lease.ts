@@ -9,9 +9,20 @@
  * carries on writing as if it were still the owner. Nothing about the lock stops those late
  * writes. With an epoch, every write for a room goes through `withFence`, which checks in
  * the write's own transaction that the writer's epoch is still the room's current one (and
- * holds a share lock on the lease row until commit, so no claim can slip in between the
+ * holds a key-share lock on the lease row until commit, so no claim can slip in between the
  * check and the commit): the late writes of a former owner fail with FencedOut and change
  * nothing.
+ *
+ * Nobody waits on a stopped owner. The locks are chosen so that only a claim and a write
+ * exclude each other: a write takes `FOR KEY SHARE`, a renewal or release (an UPDATE of
+ * non-key columns) takes `FOR NO KEY UPDATE`, which does not conflict with it, and a claim
+ * takes `FOR UPDATE … SKIP LOCKED`, which passes over a row a write holds instead of
+ * waiting for it. So a renewal never waits for the owner's own writes, and a standby's claim
+ * never blocks while the owner is paused inside a write: it finds the row locked, does not
+ * take the room, and asks again at its next renewal period. What ends such a paused write is
+ * the database: the coordinator's connections end a transaction left idle for longer than
+ * `writeIdleLimitMs` of the lease (see `sessionLimits`), which comes before the lease can run
+ * out, so a pause inside a write holds the room no longer than a pause anywhere else.
  *
  * Time is the DATABASE's clock (`now()`) throughout: instances' clocks may disagree, the
  * database's is the one they share. A lease row is never deleted (release only ends it), so
@@ -87,18 +98,29 @@ export class RoomLeases {
   /**
    * Claims `room` for `owner` for `leaseMs`: succeeds only when the room has no lease or
    * its lease has expired (or was released) by the database's clock, and then the epoch
-   * goes up by one (1 for a room never claimed). Undefined when someone holds the room;
-   * this includes `owner` itself, which keeps its lease with `renew`.
+   * goes up by one (1 for a room never claimed). Undefined when someone holds the room
+   * (this includes `owner` itself, which keeps its lease with `renew`), and when a write or
+   * renewal has the room's row locked at this moment: the claim never waits.
    */
   async claim(room: string, owner: string, leaseMs: number): Promise<RoomLease | undefined> {
     checkLeaseMs(leaseMs);
+    // A room never claimed gets its row; an expired one is taken only if nobody holds its
+    // row: `SKIP LOCKED` passes over a row that a write of the owner (withFence's key-share
+    // lock) or a renewal holds at this moment, so a claim never waits on a lock and never
+    // ties up a connection. A room passed over is tried again at the next renewal period.
     const result = await this.db.query<LeaseRow>(
-      `INSERT INTO room_leases AS lease (room, owner, epoch, expires_at)
-       VALUES ($1, $2, 1, now() + $3::double precision * interval '1 millisecond')
-       ON CONFLICT (room) DO UPDATE
-         SET owner = EXCLUDED.owner, epoch = lease.epoch + 1, expires_at = EXCLUDED.expires_at, claimed_at = now()
-         WHERE lease.expires_at <= now()
-       RETURNING ${LEASE_COLUMNS}`,
+      `WITH fresh AS (
+         INSERT INTO room_leases AS lease (room, owner, epoch, expires_at)
+         VALUES ($1, $2, 1, now() + $3::double precision * interval '1 millisecond')
+         ON CONFLICT (room) DO NOTHING
+         RETURNING ${LEASE_COLUMNS}
+       ), taken AS (
+         UPDATE room_leases AS lease
+         SET owner = $2, epoch = lease.epoch + 1, expires_at = now() + $3::double precision * interval '1 millisecond', claimed_at = now()
+         WHERE lease.room IN (SELECT free.room FROM room_leases AS free WHERE free.room = $1 AND free.expires_at <= now() FOR UPDATE SKIP LOCKED)
+         RETURNING ${LEASE_COLUMNS}
+       )
+       SELECT * FROM fresh UNION ALL SELECT * FROM taken`,
       [room, owner, leaseMs],
     );
     const row = result.rows[0];
@@ -146,8 +168,9 @@ export class RoomLeases {
 
 /**
  * Runs `fn` in a transaction on `client` that first checks that `epoch` is still `room`'s
- * current epoch, holding a share lock on the lease row until the transaction ends: a claim
- * of the room waits for it, so `fn`'s writes commit before any new owner's epoch begins.
+ * current epoch, holding a key-share lock on the lease row until the transaction ends: a
+ * claim of the room cannot take the row meanwhile (it passes over it), so `fn`'s writes
+ * commit before any new owner's epoch begins. Renewals are not held up by it.
  * Throws FencedOut (before `fn` runs; nothing written) when another instance has claimed
  * the room since. The transaction commits when `fn` resolves and rolls back when anything
  * throws. `client` must be a dedicated connection (checked out of a pool, as
@@ -180,7 +203,7 @@ async function fenced<T>(client: ClientBase, room: string, epoch: number, fn: (c
   await client.query("BEGIN");
   try {
     const result = await client.query<{ epoch: string }>(
-      "SELECT epoch::text AS epoch FROM room_leases WHERE room = $1 FOR SHARE",
+      "SELECT epoch::text AS epoch FROM room_leases WHERE room = $1 FOR KEY SHARE",
       [room],
     );
     const row = result.rows[0];

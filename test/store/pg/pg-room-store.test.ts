@@ -440,7 +440,7 @@ describe("fenced out: another owner claimed the room", () => {
       `the shared database refused a write for room ${UNIT} (write for room ${UNIT} at epoch ${first.epoch} refused: the room's lease is at epoch ${taken!.epoch}); the room is being handed over`,
     );
     expect(lines().filter((l) => l.msg === "a write to the shared database failed; giving the room up")).toEqual([
-      expect.objectContaining({ room: UNIT, epoch: first.epoch, writes: ["append"] }),
+      expect.objectContaining({ room: UNIT, epoch: first.epoch, writes: ["append start"] }),
     ]);
     connect.mockRestore();
     query.mockRestore();

@@ -6,13 +6,20 @@
 import type pg from "pg";
 import { describe, expect, it, vi } from "vitest";
 import { withConnection } from "../../../src/store/pg/pool.js";
-import { FencedOut, RoomLeases, checkLeaseMs, withFence } from "../../../src/store/pg/room-lease.js";
+import { FencedOut, RoomLeases, checkLeaseMs, withFence, type RoomLease } from "../../../src/store/pg/room-lease.js";
 import { useTestPostgres } from "../../support/postgres.js";
 import { sleep, useMigratedDatabases } from "./fixtures.js";
 
+/** A lease that must run out during the test: short, waited out for real. */
 const LEASE_MS = 300;
 /** Past a 300 ms lease, with room for a busy machine's timers. */
 const PAST_LEASE_MS = LEASE_MS + 100;
+/**
+ * A lease that must still run when the test looks: long enough that no stall of a busy
+ * machine between two statements lets it run out (a 300 ms lease did, once, between a claim
+ * and the next statement while another test suite loaded the machine).
+ */
+const RUNNING_MS = 60_000;
 
 const { server } = useTestPostgres();
 const { database } = useMigratedDatabases(server);
@@ -57,12 +64,13 @@ describe("claim", () => {
   it("fails while the lease runs, for another owner and for the owner itself; succeeds after expiry with the next epoch", async () => {
     const { pools } = await database(2);
     const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
-    expect((await alpha!.claim("room-a", "alpha", LEASE_MS))?.epoch).toBe(1);
+    expect((await alpha!.claim("room-a", "alpha", RUNNING_MS))?.epoch).toBe(1);
     expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
     expect(await alpha!.claim("room-a", "alpha", LEASE_MS)).toBeUndefined();
+    expect((await alpha!.claim("room-b", "alpha", LEASE_MS))?.epoch).toBe(1);
     await sleep(PAST_LEASE_MS);
-    expect(await beta!.claim("room-a", "beta", LEASE_MS)).toMatchObject({ owner: "beta", epoch: 2 });
-    expect(await alpha!.claim("room-a", "alpha", LEASE_MS)).toBeUndefined();
+    expect(await beta!.claim("room-b", "beta", RUNNING_MS)).toMatchObject({ owner: "beta", epoch: 2 });
+    expect(await alpha!.claim("room-b", "alpha", LEASE_MS)).toBeUndefined();
   });
 
   it("goes by the database's clock, not the instance's: an instance whose clock runs an hour ahead still finds the lease running", async () => {
@@ -98,17 +106,15 @@ describe("renew", () => {
   it("extends the lease of the current owner at the current epoch, keeping others out past the first expiry", async () => {
     const { pools } = await database(2);
     const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
-    const first = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
-    let last = first;
-    for (let i = 0; i < 3; i++) {
-      await sleep(LEASE_MS / 2);
-      const renewed = await alpha!.renew("room-a", "alpha", first.epoch, LEASE_MS);
-      expect(renewed).toMatchObject({ owner: "alpha", epoch: first.epoch });
-      expect(renewed!.expiresAt.getTime()).toBeGreaterThan(last.expiresAt.getTime());
-      last = renewed!;
-    }
-    // 450 ms after the claim: the first lease would have expired, the renewed one has not.
+    const first = (await alpha!.claim("room-a", "alpha", 1000))!;
+    const renewed = await alpha!.renew("room-a", "alpha", first.epoch, RUNNING_MS);
+    expect(renewed).toMatchObject({ owner: "alpha", epoch: first.epoch });
+    expect(renewed!.expiresAt.getTime()).toBeGreaterThan(first.expiresAt.getTime());
+    await sleep(1100);
+    // The first lease would have expired; the renewed one has not.
     expect(await beta!.claim("room-a", "beta", LEASE_MS)).toBeUndefined();
+    const again = await alpha!.renew("room-a", "alpha", first.epoch, RUNNING_MS);
+    expect(again!.expiresAt.getTime()).toBeGreaterThan(renewed!.expiresAt.getTime());
   });
 
   it("fails for another owner, for another epoch, and after expiry even when nobody claimed the room", async () => {
@@ -161,14 +167,15 @@ describe("racing claimers", () => {
     const rooms = Array.from({ length: 20 }, (_, i) => `room-${i}`);
     for (const room of rooms) await leases[0]!.claim(room, "first", 1);
     await sleep(20);
+    // A lease of a second: the winner's must still run when the slowest of the three asks.
     for (let round = 2; round <= 4; round++) {
       for (const room of rooms) {
-        const results = await Promise.all(leases.map((lease, i) => lease.claim(room, owners[i]!, LEASE_MS)));
+        const results = await Promise.all(leases.map((lease, i) => lease.claim(room, owners[i]!, 1000)));
         const won = results.filter((lease) => lease !== undefined);
         expect(won).toHaveLength(1);
         expect(won[0]!.epoch).toBe(round);
       }
-      await sleep(PAST_LEASE_MS);
+      await sleep(1100);
     }
   });
 });
@@ -217,20 +224,65 @@ describe("withFence", () => {
     expect(await writesOf(pools[0]!, "room-a")).toEqual([]);
   });
 
-  it("holds a claim back until a write begun at the current epoch has committed", async () => {
+  it("keeps a claim out while a write begun at the current epoch is under way, without making the claim wait; the claim succeeds after the commit", async () => {
     const { pools } = await database(2);
     const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
     const mine = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
     const events: string[] = [];
-    let claimed: Promise<unknown> | undefined;
     await fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch, async () => {
       await sleep(PAST_LEASE_MS); // the lease expires while the write is in its transaction
-      claimed = beta!.claim("room-a", "beta", LEASE_MS).then((lease) => events.push(`claim ${lease?.epoch}`));
-      await sleep(200);
+      const started = performance.now();
+      const lease = await beta!.claim("room-a", "beta", LEASE_MS);
+      events.push(`claim during the write: ${lease?.epoch ?? "refused"}`);
+      // Refused at once (the row is passed over), not after the write: the write is still open.
+      expect(performance.now() - started).toBeLessThan(PAST_LEASE_MS);
       events.push("write commits");
     });
-    await claimed;
-    expect(events).toEqual(["write commits", "claim 2"]);
+    events.push(`claim after the commit: ${(await beta!.claim("room-a", "beta", LEASE_MS))?.epoch}`);
+    expect(events).toEqual(["claim during the write: refused", "write commits", "claim after the commit: 2"]);
     expect(await writesOf(pools[0]!, "room-a")).toEqual(["alpha@1"]);
+  });
+
+  it("does not hold up the owner's renewal while its write is under way", async () => {
+    const { pools } = await database(2);
+    const alpha = new RoomLeases(pools[1]!);
+    const mine = (await alpha.claim("room-a", "alpha", RUNNING_MS))!;
+    let renewed: RoomLease | undefined;
+    await fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch, async () => {
+      // Inside the write's transaction, on another connection: answered before the write commits.
+      renewed = await alpha.renew("room-a", "alpha", mine.epoch, RUNNING_MS);
+    });
+    expect(renewed).toMatchObject({ owner: "alpha", epoch: mine.epoch });
+    expect(await writesOf(pools[0]!, "room-a")).toEqual(["alpha@1"]);
+  });
+});
+
+describe("an owner stopped inside a write", () => {
+  it("cannot hold the room: the database ends its silent transaction, a standby claims the room at the next epoch, and the late commit writes nothing", async () => {
+    const IDLE_LIMIT_MS = 200;
+    const { pools } = await database(2, { limits: { idleInTransactionMs: IDLE_LIMIT_MS } });
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const mine = (await alpha!.claim("room-a", "alpha", LEASE_MS))!;
+    const claims: Array<number | "refused"> = [];
+    // The owner's client falls silent between its write and its commit (a process stopped
+    // there says nothing either); meanwhile a standby asks for the room every 100 ms.
+    const write = fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch, async () => {
+      for (let i = 0; i < 10; i++) {
+        await sleep(100);
+        const lease = await beta!.claim("room-a", "beta", LEASE_MS);
+        claims.push(lease?.epoch ?? "refused");
+        if (lease) break;
+      }
+    });
+    await expect(write).rejects.toThrow(/idle-in-transaction|terminat|Connection/i);
+    // Refused while the lease ran, taken once it ran out and the silent transaction was ended.
+    expect(claims.at(-1)).toBe(mine.epoch + 1);
+    expect(claims.slice(0, -1).every((c) => c === "refused")).toBe(true);
+    expect(claims.length).toBeLessThanOrEqual(Math.ceil((Math.max(LEASE_MS, IDLE_LIMIT_MS) + 300) / 100));
+    expect(await writesOf(pools[1]!, "room-a")).toEqual([]);
+    // The former owner's next write is fenced out; the new owner's goes through.
+    await expect(fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch)).rejects.toBeInstanceOf(FencedOut);
+    await fencedWrite(pools[1]!, "room-a", "beta", mine.epoch + 1);
+    expect(await writesOf(pools[1]!, "room-a")).toEqual(["beta@2"]);
   });
 });
