@@ -224,19 +224,25 @@ export class LeaseKeeper {
   fencedOut(room: string, epoch: number): void {
     const held = this.held.get(room);
     if (held?.epoch !== epoch) return;
-    this.lose(room, held, "fenced out");
+    this.lose(room, held, this.clock.now() >= held.deadline ? "lease ran out" : "fenced out");
   }
 
   /**
    * A write for `room` at `epoch` failed: fenced out (another instance claimed the room), or
-   * the database could not take it. Either way the room is lost now (`onLost`,
-   * synchronously) and, when the database may still hold the lease for us, handed back so
-   * that another instance (or this one, afresh) need not wait for it to run out.
+   * the database could not take it (or ended the transaction of a process that was paused in
+   * it). Either way the room is lost now (`onLost`, synchronously; "lease ran out" when the
+   * keeper's own deadline has passed, whatever the write said) and, when the database may
+   * still hold the lease for us, handed back so that another instance (or this one, afresh)
+   * need not wait for it to run out.
    */
   writeFailed(room: string, epoch: number, error: unknown): void {
     const held = this.held.get(room);
     if (held?.epoch !== epoch) return;
-    this.lose(room, held, isFencedOut(error) ? "fenced out" : "database unreachable");
+    // Past the keeper's own deadline the room was lost to the lease running out (a process
+    // that wakes from a pause hears of its failed writes before its deadline's timer fires):
+    // the failure is a consequence, not the cause.
+    const why: LossReason = this.clock.now() >= held.deadline ? "lease ran out" : isFencedOut(error) ? "fenced out" : "database unreachable";
+    this.lose(room, held, why);
   }
 
   /**

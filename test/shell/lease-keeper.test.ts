@@ -140,6 +140,18 @@ describe("renewing", () => {
     expect(log).toEqual(["owned a@1 t=0", "lost a (fenced out) t=0"]);
     expect(keeper.holds("a")).toBeUndefined();
   });
+
+  it("names the lease running out, not the failed write, when a process wakes from a pause past its deadline and hears of the write first", async () => {
+    const { world, keeper, log } = harness(["a", "b"]);
+    keeper.start();
+    await world.advance(0);
+    // Woken at t=6000 (deadline 5000): the database ended the transaction it was paused in,
+    // and that answer is handled before the deadline's timer runs.
+    world.t = 6000;
+    keeper.writeFailed("a", 1, new Error("terminating connection due to idle-in-transaction timeout"));
+    keeper.writeFailed("b", 1, Object.assign(new Error("fenced"), { code: "FENCED_OUT" }));
+    expect(log).toEqual(["owned a@1 t=0", "owned b@1 t=0", "lost a (lease ran out) t=6000", "lost b (lease ran out) t=6000"]);
+  });
 });
 
 describe("the keeper's own deadline", () => {
