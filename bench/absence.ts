@@ -9,12 +9,17 @@
  *
  * Prints what became of the session: its status, whether the model solvers were sent has the
  * formal part, the verdict on the plan, and what the coordinator said about catching up.
+ * The agent with the formal model takes 6 s to answer each request it hears, as an agent
+ * that thinks does, so a request asked again after the absence is answered too.
  * `--no-kill` runs the same session without the kill: the outcome an absence must not change.
- * The quiet period is 10 s: with the shipped 5 s, the window closes (early, after the first
- * answer) before the late contribution, with or without a kill.
+ * `--stock` runs it on a stock Prosody (archive and a history of 20, but not the project's
+ * module), which keeps no message without a body: the late contribution is then kept nowhere.
+ * The quiet period is 10 s: with the shipped 5 s, builds before the quiet period spared the
+ * agents the coordinator expects closed the window (early, after the first answer) before the
+ * late contribution, with or without a kill.
  * Not a test: a scenario to compare builds.
  *
- * Run: npm run build && node dist/bench/absence.js [--cli PATH/TO/dist/src/cli.js] [--no-kill]
+ * Run: npm run build && node dist/bench/absence.js [--cli PATH/TO/dist/src/cli.js] [--no-kill] [--stock]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -100,10 +105,11 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { cli: { type: "string" }, "no-kill": { type: "boolean" } } });
+  const { values } = parseArgs({ options: { cli: { type: "string" }, "no-kill": { type: "boolean" }, stock: { type: "boolean" } } });
   const kill = values["no-kill"] !== true;
+  const stock = values.stock === true;
   const cli = values.cli ?? fileURLToPath(new URL("../src/cli.js", import.meta.url));
-  const server = await startLocalProsody({ commands: await ensureProsody({ allowInstall: false }) });
+  const server = await startLocalProsody({ commands: await ensureProsody({ allowInstall: false }), ...(stock ? { keepProtocol: false, historyLength: 20 } : {}) });
   const dir = mkdtempSync(join(tmpdir(), "mfr-absence-"));
   const room = `absence@${server.mucDomain}`;
   const accounts = ["coordinator", "alice", "modeler", "planner", "solver"].map((name) => ({ username: `${name}-absence`, password: `pw-${name}` }));
@@ -124,6 +130,14 @@ async function main(): Promise<void> {
     if (p) heard.push(p);
   };
   let sessionId = "";
+  // Each request heard (the first, and any asked again) is answered with the formal model 6 s later.
+  let requestsHeard = 0;
+  planner.onMessage = (stanza) => {
+    const p = payloadOf(stanza);
+    if (p?.type !== `${MFR}ModelContributionRequest` || stanza.getChild("delay", "urn:xmpp:delay")) return;
+    requestsHeard++;
+    setTimeout(() => void planner.xmpp.send(protocolMessage(room, Mode.ModelFirstRDF, "text/turtle", FORMAL_MODEL, String(p.json.sessionId))).catch(() => undefined), REQUEST_TO_LATE_CONTRIBUTION_MS);
+  };
   solver.onMessage = (stanza) => {
     const p = payloadOf(stanza);
     if (p?.type === `${MFR}SolutionRequest`) {
@@ -143,8 +157,6 @@ async function main(): Promise<void> {
 
   await sleep(requestAt + REQUEST_TO_KILL_MS - Date.now());
   if (kill) coordinator.kill("SIGKILL");
-  await sleep(requestAt + REQUEST_TO_LATE_CONTRIBUTION_MS - Date.now());
-  await planner.xmpp.send(protocolMessage(room, Mode.ModelFirstRDF, "text/turtle", FORMAL_MODEL, sessionId));
   await sleep(requestAt + REQUEST_TO_KILL_MS + DOWN_MS - Date.now());
   const before = kill ? logs.length : 0;
   if (kill) {
@@ -158,13 +170,16 @@ async function main(): Promise<void> {
   const solutions = (complete.solutions ?? []) as Array<{ agent: string; verification?: { verdict?: string; step?: number } }>;
   const after = logs.slice(before);
   const said = (msg: string) => after.filter((l) => typeof l.msg === "string" && l.msg.startsWith(msg));
-  console.log(`absence: ${cli}${kill ? "" : " (no kill)"}`);
+  const repeats = heard.filter((p) => p.json.repeat === true).map((p) => String(p.type).replace(MFR, ""));
+  console.log(`absence: ${cli}${kill ? "" : " (no kill)"}${stock ? " on a stock Prosody (no muc_keep_protocol)" : ""}`);
   console.log(`  session ${sessionId}: ${String(complete.status)}${complete.reason ? ` (${String(complete.reason)})` : ""}`);
   console.log(`  model sent to solvers: ${request ? `${String(request.model).length} characters, formal part ${/initialState/.test(String(request.model)) ? "yes" : "no"}` : "none"}`);
   for (const s of solutions) console.log(`  proposal from ${s.agent}: ${s.verification?.verdict ?? "not checked"}${s.verification?.step !== undefined ? ` at step ${s.verification.step}` : ""}`);
   console.log(`  contributions accepted${kill ? " after the restart" : ""}: ${said("contribution accepted").map((l) => String(l.agent)).join(", ") || "none"}`);
   console.log(`  caught up: ${said("caught up on").map((l) => `${String(l.caughtUp)} message(s) from ${String(l.from ?? "?")} since ${String(l.since)}`).join("; ") || "nothing said"}`);
   console.log(`  gap said: ${said("may have missed").length > 0 ? "yes" : "no"}`);
+  console.log(`  asked again: ${repeats.length > 0 ? repeats.join(", ") : "nothing"}; requests the modeller heard: ${requestsHeard}`);
+  console.log(`  the last line: ${String(heard.length ? (complete.summary ?? "").toString().split("\n")[0] : "")}`);
   if (process.env.ABSENCE_LOG) for (const l of after) console.log(JSON.stringify(l));
   coordinator.kill("SIGKILL");
   for (const o of [alice, modeler, planner, solver]) await o.stop();

@@ -13,6 +13,10 @@
 --                           project's own module that keeps protocol messages as history
 --   PROSODY_MUC_MAM         "0" leaves rooms unarchived (no mod_muc_mam): a room's history is
 --                           then only what it keeps in memory, lost with a server restart
+--   PROSODY_KEEP_PROTOCOL   "0" leaves the project's module out: a stock server, which keeps
+--                           no message without a body (agents' protocol messages) as history
+--   PROSODY_HISTORY_LENGTH  muc_room_default_history_length (default 0: rooms the
+--                           coordinator creates set their own; others keep none)
 --   PROSODY_SMACKS          "1" loads mod_smacks (XEP-0198 stream management with
 --                           resumption), as ejabberd offers by default; default off
 --   PROSODY_SMACKS_HIBERNATION  seconds a dropped resumable session is kept (default 600)
@@ -94,16 +98,20 @@ Component "conference.localhost" "muc"
   -- coordinator configures a room it creates as persistent, with a history of 200 messages
   -- and archived (docs/operating.md, "Durability"), so what is said while it restarts is given back.
   muc_room_default_persistent = false
-  muc_room_default_history_length = 0
+  muc_room_default_history_length = tonumber(ENV_PROSODY_HISTORY_LENGTH or "") or 0
   muc_occupant_id = ENV_PROSODY_OCCUPANT_ID ~= "0"
   -- XEP-0313 for rooms: the history given back at a join then comes from the archive (on disk,
   -- so it outlives a server restart) and carries the room's stanza-ids (XEP-0359).
   -- Peer agents send protocol messages without a <body>, which Prosody would not keep as
   -- history; modules/mod_muc_keep_protocol.lua keeps them (docs/operating.md, "Prosody").
-  if ENV_PROSODY_MUC_MAM ~= "0" then
+  if ENV_PROSODY_MUC_MAM ~= "0" and ENV_PROSODY_KEEP_PROTOCOL ~= "0" then
     modules_enabled = { "muc_mam"; "muc_keep_protocol" }
-  else
+  elseif ENV_PROSODY_MUC_MAM ~= "0" then
+    modules_enabled = { "muc_mam" }
+  elseif ENV_PROSODY_KEEP_PROTOCOL ~= "0" then
     modules_enabled = { "muc_keep_protocol" }
+  else
+    modules_enabled = { }
   end
   -- Archiving is switched on per room (the coordinator does it for rooms it creates).
   muc_log_by_default = false

@@ -32,6 +32,7 @@ import { Replies } from "./inbound/replies.js";
 import { embeddedStore, type CoordinatorStore } from "./wiring/coordinator-store.js";
 import { OurRooms } from "./wiring/our-rooms.js";
 import { Retention } from "./wiring/retention.js";
+import { Absences } from "./wiring/absences.js";
 import { followTheRooms } from "./wiring/room-events.js";
 import { modelWorkerOf, sessionHostOf } from "./wiring/session-host-of.js";
 
@@ -69,6 +70,8 @@ export class Coordinator {
   readonly metrics: OperationsMetrics;
   /** What the rooms said while we were away, taken in at each join (shell/catch-up.ts). */
   readonly catchUp: RoomCatchUp;
+  /** Whether the rooms keep agents' protocol messages, and absences they may not cover (wiring/absences.ts). */
+  readonly absences: Absences;
   /** Every inbound stanza goes through it: dispatch, then admit, read, identify and route (src/inbound/). */
   readonly pipeline: InboundPipeline;
   private readonly config: Config;
@@ -136,6 +139,7 @@ export class Coordinator {
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
     this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, rooms: { primary: config.room, log: config.logRoom } });
     const heard = store ?? new MemoryHeardLog();
+    this.absences = new Absences({ rooms: this.ourRooms, log, liveSessions: () => this.sessions.liveSessions(), apply: (input) => this.sessions.apply(input) });
     this.pipeline = new InboundPipeline({
       config,
       log,
@@ -169,6 +173,7 @@ export class Coordinator {
         for (const session of this.sessions.liveSessions()) await this.reply({ kind: "room", room }, `${STATUS_MARK}${wording.mayHaveMissed(session.id, from, to)}`);
       },
       onCaughtUp: (_room, taken) => this.metrics.caughtUp(taken),
+      onAbsence: (room, absence) => this.absences.absent(room, absence),
       onFirstCaughtUp: (carried) => {
         clearTimeout(this.firstCatchUpTimer);
         const tail = this.sessions.sendRestoredTail(carried);
@@ -188,6 +193,7 @@ export class Coordinator {
       connected: this.connection.online,
       rooms: this.rooms.roomJids().map((jid) => ({ jid, joined: this.rooms.isJoined(jid) })),
       storeProblem: this.store?.writeProblem(),
+      keeping: this.absences.rooms(),
     });
   }
 
@@ -211,7 +217,7 @@ export class Coordinator {
     this.connection.on("offline", () => this.rooms.markDisconnected());
     this.connection.on("offline", () => this.catchUp.disconnected());
     this.connection.on("stanza", (stanza) => this.pipeline.dispatch(stanza));
-    followTheRooms({ rooms: this.rooms, ourRooms: this.ourRooms, log, catchUp: this.catchUp, chooser: this.chooser, sessions: this.sessions });
+    followTheRooms({ rooms: this.rooms, ourRooms: this.ourRooms, log, catchUp: this.catchUp, absences: this.absences, chooser: this.chooser, sessions: this.sessions });
     this.firstCatchUpTimer = setTimeout(() => this.catchUp.stopWaitingForRooms(), FIRST_CATCH_UP_WAIT_MS);
     this.firstCatchUpTimer.unref();
     // Start the model workers now, so the first contributions do not wait for them to load the shapes.
@@ -241,7 +247,7 @@ export class Coordinator {
   private async startWebView(): Promise<void> {
     const { http } = this.config;
     if (http.port === null) return;
-    this.web = await startWebView({ host: http.host, port: http.port, token: http.token ?? undefined, sessions: this.sessions, store: embeddedStore(this.store), now: this.now, log: this.log, extraRoutes: this.operationsRoutes() });
+    this.web = await startWebView({ host: http.host, port: http.port, token: http.token ?? undefined, sessions: this.sessions, store: embeddedStore(this.store), now: this.now, log: this.log, extraRoutes: this.operationsRoutes(), rooms: () => this.absences.rooms() });
     this.log.info({ url: this.web.url, token: http.token !== null }, "web view listening");
   }
 

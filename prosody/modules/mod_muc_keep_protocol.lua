@@ -10,6 +10,16 @@
 -- Prosody's own rules (chat states, receipts and the like stay out of the history).
 
 local LINGUE = "http://purl.org/stuff/lingue/";
+-- Said in disco#info, of the MUC service and of each room, so that a coordinator knows that
+-- what agents say while it is away will be given back (without it, it asks again after an
+-- absence: docs/operating.md, "Across an absence").
+local KEEPS_PROTOCOL = "http://purl.org/stuff/mfr/feature/keeps-protocol";
+
+module:add_feature(KEEPS_PROTOCOL);
+
+module:hook("muc-disco#info", function (event)
+	event.reply:tag("feature", { var = KEEPS_PROTOCOL }):up();
+end);
 
 module:hook("muc-message-is-historic", function (event)
 	local stanza = event.stanza;

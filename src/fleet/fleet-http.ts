@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import type { Route } from "../ops/route.js";
 import { startWebView, type RunningWebView } from "../web/index.js";
+import type { RoomKeepingLine } from "../web/sessions-page.js";
 import type { DatabaseView } from "./database-view.js";
 
 /** Where and how the instance's web server listens, and what it serves. */
@@ -22,6 +23,8 @@ export interface FleetWebOptions {
   readonly view: DatabaseView;
   /** The operations endpoints, tried after the view's routes. */
   readonly operations: readonly Route[];
+  /** Whether the rooms this instance owns keep agents' protocol messages (the sessions page says so). */
+  readonly rooms?: () => readonly RoomKeepingLine[];
   readonly now: () => number;
   readonly log: Logger;
 }
@@ -37,6 +40,7 @@ export function startFleetWebView(options: FleetWebOptions): Promise<RunningWebV
     archive: view,
     store: undefined,
     rememberTimelines: false,
+    ...(options.rooms ? { rooms: options.rooms } : {}),
     now: options.now,
     log: options.log,
     extraRoutes: options.operations,

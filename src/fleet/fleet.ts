@@ -226,10 +226,13 @@ export class Fleet {
     const reasons: string[] = [];
     if (!this.databaseReachable) reasons.push("the shared database cannot be reached");
     if (!this.standby.online) reasons.push("not connected to the XMPP server");
+    const warnings: string[] = [];
     for (const [room, owned] of this.owned) {
-      for (const reason of owned.coordinator.readiness().reasons) reasons.push(`${room}: ${reason}`);
+      const unit = owned.coordinator.readiness();
+      for (const reason of unit.reasons) reasons.push(`${room}: ${reason}`);
+      warnings.push(...(unit.warnings ?? []));
     }
-    return { ready: reasons.length === 0, reasons, role: rooms.length > 0 ? "owner" : "standby", instance: this.instanceId, rooms };
+    return { ready: reasons.length === 0, reasons, ...(warnings.length > 0 ? { warnings } : {}), role: rooms.length > 0 ? "owner" : "standby", instance: this.instanceId, rooms };
   }
 
   /** Runs `step` after the unit's previous takeover or stop has finished. */
@@ -327,6 +330,7 @@ export class Fleet {
         port,
         token: http.token ?? undefined,
         view: sessions,
+        rooms: () => [...this.owned.values()].flatMap((owned) => owned.coordinator.absences.rooms()),
         operations: operationsRoutes({
           metrics: { contentType: this.metrics.contentType, text: () => this.metrics.text(this.unitRegistries()) },
           readiness: () => this.readiness(),

@@ -71,6 +71,14 @@ export interface StartLocalProsodyOptions {
   streamManagement?: boolean;
   /** How long mod_smacks keeps a session whose connection dropped (default 600 s, Prosody's own). */
   smacksHibernationSeconds?: number;
+  /**
+   * Whether the project's module muc_keep_protocol is loaded (default true). False makes a
+   * stock server, as an operator has it who cannot load a module: it keeps no message without
+   * a body (agents' protocol messages) as history or archive, and says nothing of keeping them.
+   */
+  keepProtocol?: boolean;
+  /** muc_room_default_history_length (default 0: a room the coordinator creates sets its own). */
+  historyLength?: number;
 }
 
 export interface LocalProsody {
@@ -125,6 +133,8 @@ class LocalProsodyServer implements LocalProsody {
     readonly occupantIds: boolean,
     readonly roomArchive: boolean,
     readonly streamManagement: { enabled: boolean; hibernationSeconds: number },
+    /** The project's module, and the rooms' default history length (see StartLocalProsodyOptions). */
+    readonly rooms: { keepProtocol: boolean; historyLength: number } = { keepProtocol: true, historyLength: 0 },
   ) {
     this.logPath = join(dir, "prosody.log");
     this.forgetDir = ownsDir ? removeDirOnExit(dir) : undefined;
@@ -183,6 +193,8 @@ class LocalProsodyServer implements LocalProsody {
         PROSODY_STANZA_LIMIT: String(this.stanzaSizeLimit),
         PROSODY_OCCUPANT_ID: this.occupantIds ? "1" : "0",
         PROSODY_MUC_MAM: this.roomArchive ? "1" : "0",
+        PROSODY_KEEP_PROTOCOL: this.rooms.keepProtocol ? "1" : "0",
+        PROSODY_HISTORY_LENGTH: String(this.rooms.historyLength),
         // The project's own Prosody module (keeps protocol messages as room history) sits beside the config.
         PROSODY_PLUGIN_DIR: join(dirname(this.configPath), "modules"),
         PROSODY_SMACKS: this.streamManagement.enabled ? "1" : "0",
@@ -255,6 +267,7 @@ export async function startLocalProsody(opts: StartLocalProsodyOptions = {}): Pr
     opts.occupantIds ?? true,
     opts.roomArchive ?? true,
     { enabled: opts.streamManagement ?? false, hibernationSeconds: opts.smacksHibernationSeconds ?? 600 },
+    { keepProtocol: opts.keepProtocol ?? true, historyLength: opts.historyLength ?? 0 },
   );
   try {
     await mkdir(join(dir, "data"), { recursive: true }); // Prosody does not create it

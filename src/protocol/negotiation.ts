@@ -144,6 +144,7 @@ export function negotiationJson(message: Broadcast, now: number, extra: Record<s
         ...(message.requestedAgents ? { requestedAgents: message.requestedAgents } : {}),
         round: message.round,
         ...(message.issues ? { issues: message.issues } : {}),
+        ...(message.repeat ? { repeat: true } : {}),
         timestamp,
         ...extra,
       };
@@ -165,6 +166,9 @@ export function negotiationJson(message: Broadcast, now: number, extra: Record<s
         sessionId: message.sessionId,
         model: message.model,
         ...(message.round !== undefined && message.round > 1 ? { round: message.round, requestedAgents: message.requestedAgents ?? [], issues: message.issues ?? {} } : {}),
+        // A round-1 request asked again names the proposers still awaited, when any are known.
+        ...((message.round ?? 1) <= 1 && message.requestedAgents ? { requestedAgents: message.requestedAgents } : {}),
+        ...(message.repeat ? { repeat: true } : {}),
         timestamp,
         ...extra,
       };

@@ -32,6 +32,15 @@ export const MimeForMode: Record<ModeIri, string> = {
   [Mode.ShaclValidation]: "application/json",
 };
 
+/**
+ * The disco#info feature of the project's server modules (prosody/modules/mod_muc_keep_protocol.lua,
+ * ejabberd/mod_muc_keep_protocol.erl): the room, or its MUC service, keeps agents' protocol
+ * messages that have no body in its history and archive. The ejabberd module says it as the
+ * FORM_TYPE of an extended-information form (XEP-0128) of the service, since ejabberd lets a
+ * module add no feature there.
+ */
+export const KEEPS_PROTOCOL_FEATURE = `${MFR}feature/keeps-protocol`;
+
 /** disco#info features the coordinator advertises (XEP-0030). */
 export const LINGUE_FEATURES = [
   `${LINGUE}feature/lang/model-negotiation`,

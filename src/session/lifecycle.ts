@@ -22,7 +22,9 @@ export function beginCollecting(session: Session, agents: string[] | null, expec
 /**
  * Asks for contributions to the current round and opens its window (contributionTimeoutMs).
  * Round 1 carries the line that says the session started; a fix round's request carries the
- * issues to fix and no body, since the validation result's line already announced it.
+ * issues to fix and the line that opens the round (the validation result's line before it
+ * says what is wrong). Both have a body, since many client libraries hand a bot only
+ * messages with one.
  */
 export function requestContributions(session: Session, s: Step): void {
   const fixRound = session.round > 1;
@@ -35,8 +37,7 @@ export function requestContributions(session: Session, s: Step): void {
       requestedAgents: session.requestedAgents,
       issues: fixRound ? session.fixRequests : null,
     },
-    // A fix round is announced by the validation result's line; its request needs none.
-    fixRound ? undefined : say.requestBody(session),
+    fixRound ? say.fixRequestBody(session, Object.keys(session.fixRequests).length) : say.requestBody(session),
   );
   openWindow(session, "contributions", session.settings.contributionTimeoutMs, s);
 }

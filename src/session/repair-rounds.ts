@@ -11,7 +11,7 @@ import { requestedProposers } from "./ranking.js";
 import { complete } from "./lifecycle.js";
 import type { Step } from "./step-context.js";
 import { isSolved, proposalVerification, repairIssues } from "./verdicts.js";
-import { answerArrived, awaitedProposers, logWindowClosed, missingProposers, openWindow } from "./windows.js";
+import { answerArrived, awaitedProposers, windowClosed, missingProposers, openWindow } from "./windows.js";
 import type { Input, ModelAnalysis, Session } from "./types.js";
 import { nameTable } from "./name-table.js";
 
@@ -33,7 +33,7 @@ export function requestSolutions(session: Session, analysis: ModelAnalysis, s: S
 export function onProposal(session: Session, input: Extract<Input, { kind: "proposal" }>, s: Step): void {
   const nick = input.from.nick;
   if (session.phase === "complete") {
-    s.tellAgent(input.from, say.proposalTooLate(session));
+    s.tellAgent(input.from, say.proposalTooLate(session, s.now));
     s.log("info", "proposal after completion ignored", { sessionId: session.id, agent: nick });
     return;
   }
@@ -66,7 +66,7 @@ export function onProposal(session: Session, input: Extract<Input, { kind: "prop
 
   const awaited = session.awaitedProposers ?? session.solvers;
   if (awaited.length > 0 && missingProposers(session).length === 0) {
-    logWindowClosed(session, "reasoning", "everyone answered", s);
+    windowClosed(session, "reasoning", "everyone answered", s);
     finishReasoning(session, s);
   } else {
     answerArrived(session, s);

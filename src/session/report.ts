@@ -63,10 +63,11 @@ export const sessionWording = {
     `Only ${s.startedBy.nick}, who started ${s.id}, a room moderator, or someone on mfr:allowCommandsFrom may ${action} ${s.id}.`,
   cancelledByOther: (s: Session, by: Requester) =>
     `Your session ${s.id} was cancelled by ${by.nick}${by.standing === "moderator" ? " (a room moderator)" : by.standing === "allow-listed" ? " (on mfr:allowCommandsFrom)" : ""}.`,
-  contributionTooLate: (s: Session, readable: boolean) =>
+  /** Says which window the contribution missed, and how late it came, so an agent can tell a slow answer from a lost one. */
+  contributionTooLate: (s: Session, readable: boolean, now: number) =>
     s.phase === "complete"
-      ? `Session ${s.id} is already complete; your contribution was not used.`
-      : `The model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.`,
+      ? `Session ${s.id} is already complete; your contribution was not used.${missedWindow(s, "contributions", now)}`
+      : `The model of ${s.id} is already closed and with the solvers; your contribution ${readable ? "is kept for the record but not merged" : "was not used (and is not valid Turtle)"}.${missedWindow(s, "contributions", now)}`,
   /** A contribution in parts that will not be completed; the sender is told once. */
   partsDropped: (id: string, got: { received: number; n: number }, why: "closed" | "complete" | "evicted", kept: boolean) =>
     `Your contribution to ${id} in ${plural(got.n, "part")} was not used: ${
@@ -98,7 +99,7 @@ export const sessionWording = {
   unknownSession: (id: string | undefined) =>
     id ? `There is no session "${clip(id, 40)}". Say "mfr-list" for the sessions.` : `That message has no sessionId, so I cannot tell which session it is for. Say "mfr-list" for the sessions.`,
   proposalTooEarly: (s: Session) => `Session ${s.id} is not asking for solutions yet (it is ${phaseWords(s)}); your proposal was not counted.`,
-  proposalTooLate: (s: Session) => `Session ${s.id} is already complete; your proposal arrived too late to count.`,
+  proposalTooLate: (s: Session, now: number) => `Session ${s.id} is already complete; your proposal arrived too late to count.${missedWindow(s, "reasoning", now)}`,
   alreadyComplete: (s: Session) => `Session ${s.id} is already complete (${s.completion?.status ?? "done"}).`,
   /**
    * Said only when the model is not sound: a sound one is announced by the solution request.
@@ -108,9 +109,7 @@ export const sessionWording = {
   violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null, findings: readonly ValidationFinding[]) => {
     const head = clip(
       `${STATUS_MARK}Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` and ${plural(warnings, "warning")}` : ""}; ` +
-        (fixing === null
-          ? `no fix rounds are left (${s.settings.maxFixRounds} allowed).`
-          : `fix round ${s.round - 1} of ${s.settings.maxFixRounds}: ${plural(fixing, "agent")} asked to fix, open for ${seconds(s.settings.contributionTimeoutMs)}.`),
+        (fixing === null ? `no fix rounds are left (${s.settings.maxFixRounds} allowed).` : `fix round ${s.round - 1} follows.`),
       ROOM_LINE_MAX,
     );
     const named = namedFindings(
@@ -120,6 +119,17 @@ export const sessionWording = {
     );
     return named ? `${head} ${named}` : head;
   },
+  /**
+   * A fix round's request: the one line a client that shows only messages with a body (or a
+   * library that hands a bot only those) needs to see the round. Names no agent.
+   */
+  fixRequestBody: (s: Session, fixing: number) =>
+    `Session ${s.id}: fix round ${s.round - 1} of ${s.settings.maxFixRounds}: ${plural(fixing, "agent")} asked to fix the model, open for ${seconds(s.settings.contributionTimeoutMs)}.`,
+  /** A request asked again after an absence of the coordinator (absence.ts). Names no agent. */
+  repeatBody: (s: Session, kind: "contributions" | "reasoning", openMs: number) =>
+    kind === "contributions"
+      ? `Session ${s.id}: asking again for ${s.round > 1 ? `the fixes of round ${s.round - 1}` : "model contributions"}, since I was away and may have missed answers; open for ${seconds(Math.max(0, openMs))}.`
+      : `Session ${s.id}: asking again for ${(s.solutionRound ?? 1) > 1 ? `the repairs of round ${(s.solutionRound ?? 1) - 1}` : "solutions"}, since I was away and may have missed answers; open for ${seconds(Math.max(0, openMs))}.`,
   solutionRequestBody: (s: Session, triples: number, warnings: number) =>
     clip(
       `Session ${s.id}: the model is sound (${plural(triples, "triple")} from ${plural(Object.keys(s.contributions).length, "contributor")}${warnings ? `, ${plural(warnings, "warning")}` : ""}). Asking for solutions, open for ${seconds(s.settings.reasoningTimeoutMs)}.`,
@@ -149,6 +159,15 @@ export const sessionWording = {
       ...Object.entries(s.fixRequests).flatMap(([agent, issues]) => issues.map((issue) => `  ${agent}: ${clip(readable(s, issue), 200)}`)),
     ].join("\n"),
 };
+
+/** " It came 4.2 s after the contribution window closed, after 30 s open." — the window of that kind a late answer missed; "" when none closed yet. */
+function missedWindow(s: Session, kind: "contributions" | "reasoning", now: number): string {
+  const w = s.closedWindows?.[kind];
+  if (!w) return "";
+  const which = kind === "contributions" ? (w.round > 1 ? `window of fix round ${w.round - 1}` : "contribution window") : w.round > 1 ? `window of repair round ${w.round - 1}` : "solution window";
+  const open = w.openedAt !== undefined ? `, after ${seconds(w.at - w.openedAt)} open` : "";
+  return ` It came ${seconds(Math.max(0, now - w.at))} after the ${which} closed${open}.`;
+}
 
 function phaseWords(s: Session): string {
   switch (s.phase) {
@@ -246,6 +265,16 @@ const INFORMAL_KIND: Record<string, string> = {
   expression: "expression",
 };
 
+/**
+ * Why a session's plans were not checked, in a few words ("the model has no formal part"),
+ * or undefined when they were: a session solved without a valid plan was solved on a claim.
+ */
+export function uncheckedBecause(s: Session): string | undefined {
+  const formal = formalSummaryOf(s.model);
+  if (formal?.hasFormalPart) return undefined;
+  return formal ? "the model has no formal part" : "no formal model to check it against";
+}
+
 /** The human summary for the primary room: readable in a chat window, 15 lines at most. */
 export function sessionSummary(s: Session, now: number): string {
   const c = s.completion;
@@ -276,6 +305,8 @@ export function sessionSummary(s: Session, now: number): string {
   const best = ranked[0];
   if (best && (c?.status === "solved" || (!best.verification && best.solution.success))) {
     lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
+    const unchecked = best.verification?.verdict === "valid" ? undefined : uncheckedBecause(s);
+    if (c?.status === "solved" && unchecked) lines.push(`  Not checked: ${unchecked}, so the session is solved on ${best.agent}'s own claim.`);
     const plan = best.solution.plan ?? [];
     if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("; "), 300)}`);
     if (best.solution.bindings?.length) lines.push(`  Bindings: ${clip(best.solution.bindings.join(", "), 200)}`);
@@ -304,12 +335,16 @@ export function roomSummary(s: Session, now: number): string {
   const best = rankedProposals(s)[0];
   let outcome: string;
   if (c?.status === "solved" && best) {
-    const checked = best.verification?.verdict === "valid" ? " (checked valid)" : "";
+    const valid = best.verification?.verdict === "valid";
+    const unchecked = valid ? undefined : uncheckedBecause(s);
+    const checked = valid ? " (checked valid)" : "";
     const plan = best.solution.plan?.length ? `, a plan of ${plural(best.solution.plan.length, "step")}${checked}` : "";
-    const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals met` : "";
+    const claim = unchecked ? `, not checked (${unchecked}): solved on the agent's own claim` : "";
+    // Goals are met only where the plan was checked; otherwise they are what the agent claims.
+    const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals ${valid ? "met" : "claimed"}` : "";
     const others = s.proposals.length > 1 ? ` (${plural(s.proposals.length, "proposal")} in all)` : "";
     // The quote loses its own final stop, so the line does not end in `.".`
-    outcome = `: best solution from ${best.agent}${plan}${goals}${others}: "${clip(best.solution.message.replace(/[.!?\s]+$/, ""), 100)}".`;
+    outcome = `: best solution from ${best.agent}${plan}${claim}${goals}${others}: "${clip(best.solution.message.replace(/[.!?\s]+$/, ""), 100)}".`;
   } else {
     outcome = c?.reason ? `: ${c.reason}` : ".";
   }

@@ -11,10 +11,11 @@ import {
 } from "./report.js";
 import { heldByAnother, maySteer, rebindOnBasisChange, sameAgent, sameParticipant } from "./identity.js";
 import { onIdentityBasis } from "./identity-basis.js";
+import { onAbsence } from "./absence.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import { answerArrived, clearDeadline, closerOfDeadline, logWindowClosed, missingAgents, setDeadline } from "./windows.js";
+import { answerArrived, clearDeadline, closerOfDeadline, windowClosed, missingAgents, setDeadline } from "./windows.js";
 import { finishReasoning, onProposal, requestSolutions } from "./repair-rounds.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";
 import { copyNameTable, nameTable } from "./name-table.js";
@@ -113,6 +114,9 @@ export function stepSession(existing: Session | undefined, input: Input, now: nu
     case "identity-basis":
       onIdentityBasis(session, input, s);
       break;
+    case "absence":
+      onAbsence(session, input, s);
+      break;
   }
   return { session, effects: s.effects };
 }
@@ -188,7 +192,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   }
   rebindOnBasisChange(session, input.from, s);
   if (session.phase === "complete" || session.phase === "reasoning") {
-    s.tellAgent(input.from, say.contributionTooLate(session, input.check.ok));
+    s.tellAgent(input.from, say.contributionTooLate(session, input.check.ok, s.now));
     if (session.phase === "reasoning" && input.check.ok && session.late.length < MAX_LATE) {
       session.late.push(contributionOf(session, input, input.check, s.now));
     }
@@ -223,7 +227,7 @@ function onContribution(session: Session, input: Extract<Input, { kind: "contrib
   s.log("info", "contribution accepted", { sessionId: session.id, agent: nick, round: session.round, triples: contribution.tripleCount, replaced: previous !== undefined, ...(input.parts ? { parts: input.parts.n } : {}) });
 
   if (session.phase === "collecting" && session.expectedAgents.length > 0 && missingAgents(session).length === 0) {
-    logWindowClosed(session, "contributions", "everyone answered", s);
+    windowClosed(session, "contributions", "everyone answered", s);
     startAnalysis(session, s);
   } else if (session.phase === "collecting") {
     answerArrived(session, s);
@@ -391,7 +395,7 @@ function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }
   }
   session.deadline = null;
   s.log("info", "deadline reached", { sessionId: session.id, deadline: deadline.kind, phase: session.phase });
-  if (deadline.kind === "contributions" || deadline.kind === "reasoning") logWindowClosed(session, deadline.kind, closerOfDeadline(session, at), s);
+  if (deadline.kind === "contributions" || deadline.kind === "reasoning") windowClosed(session, deadline.kind, closerOfDeadline(session, at), s);
   switch (deadline.kind) {
     case "selection":
       onSelectionDeadline(session, input, s);

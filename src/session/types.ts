@@ -48,6 +48,13 @@ export interface SessionSettings {
    * logs written before it existed: the deadline is set when validation is asked for.
    */
   validationClockStartsInWorker?: boolean;
+  /**
+   * The quiet period closes a window only when no agent the window awaits by what the
+   * coordinator knows (windows.ts `knownMissing`) is still missing: those are awaited up to
+   * the timeout. Absent in logs written before it existed: the quiet period closed a window
+   * after the first answer whoever was still missing.
+   */
+  awaitExpectedAgents?: boolean;
 }
 
 /**
@@ -240,6 +247,13 @@ export interface Selection {
   method: string;
 }
 
+/** A contribution or solution window that closed: its round, when it opened (absent in older logs) and when it closed. */
+export interface ClosedWindow {
+  round: number;
+  openedAt?: number;
+  at: number;
+}
+
 /** What a deadline ends: the agent selection, or the contribution, validation or solution window. */
 export type DeadlineKind = "selection" | "contributions" | "validation" | "reasoning";
 
@@ -302,6 +316,16 @@ export interface Session {
   expectedSolvers?: string[];
   /** When the open contribution or solution window times out at the latest (its upper bound). */
   windowEndsAt?: number | null;
+  /** When the open (or last) contribution or solution window opened. Absent in older logs. */
+  windowOpenedAt?: number | null;
+  /** The last contribution window and the last solution window that closed: round, when it opened and closed (for a late answer). */
+  closedWindows?: { contributions?: ClosedWindow; reasoning?: ClosedWindow };
+  /**
+   * The end of the last absence of the coordinator this session was told of (an `absence`
+   * input): an absence reported again by another of its rooms, which began before this, is
+   * the same one. Absent when there was none.
+   */
+  absentUntil?: number;
   /**
    * Agents whose proposals close the solution window early once all have answered: those
    * known to answer SolutionRequests, or every contributor when that is not known.
@@ -394,7 +418,16 @@ export type Input =
    * contribution or proposal may then be re-bound to its identity on the new basis.
    * `room`: the room whose basis changed, for the log.
    */
-  | { kind: "identity-basis"; sessionId: SessionId; basis: IdentityBasis; room?: string };
+  | { kind: "identity-basis"; sessionId: SessionId; basis: IdentityBasis; room?: string }
+  /**
+   * The coordinator was away from the session's rooms from `from` to `to` (a restart, a
+   * takeover by another instance, a lost connection), by its own clock, and the shell cannot
+   * be sure it was given back everything agents said meanwhile: `kept` says whether the room
+   * is known to keep agents' protocol messages without a body (the project's server module
+   * says so), `reachedBack` whether what the room gave back reached the last message taken
+   * in before. A window open then is asked again and extended (absence.ts).
+   */
+  | { kind: "absence"; sessionId: SessionId; from: number; to: number; kept: boolean; reachedBack: boolean; room?: string };
 
 /** The protocol messages the core asks the shell to broadcast in the primary room. */
 export type Broadcast =
@@ -405,6 +438,8 @@ export type Broadcast =
       round: number;
       requestedAgents: string[] | null;
       issues: Record<string, string[]> | null;
+      /** The same round asked again after an absence of the coordinator (answers already in stand). */
+      repeat?: true;
     }
   | {
       type: "ModelValidationResult";
@@ -426,6 +461,8 @@ export type Broadcast =
       requestedAgents?: string[];
       /** Repair round: for each, what failed (step, expression, state). */
       issues?: Record<string, string[]>;
+      /** The same request asked again after an absence of the coordinator (proposals already in stand). */
+      repeat?: true;
     }
   | {
       type: "SessionComplete";

@@ -1,8 +1,10 @@
 /**
  * When the contribution and solution windows close: at their timeout at the latest; early
  * once everyone expected has answered; and early after a quiet period without a new answer,
- * counted from the first answer (so agents that think for a while before anyone answers are
- * not cut off, while a window does not wait its full timeout for agents that never answer).
+ * counted from the first answer, but only while nobody the coordinator expects is still
+ * missing (settings.awaitExpectedAgents): an agent known to answer is awaited up to the
+ * timeout however slow it is, and the quiet period keeps a window from waiting its full
+ * timeout for agents that are not known to exist.
  */
 import { sameAgent } from "./identity.js";
 import type { Step } from "./step-context.js";
@@ -21,30 +23,64 @@ export function clearDeadline(session: Session, s: Step): void {
   s.emit({ kind: "unschedule", sessionId: session.id });
 }
 
+/** The two windows in which agents answer: contributions (and fix rounds), and solutions (and repair rounds). */
+export type WindowKind = "contributions" | "reasoning";
+
 /** Opens a contribution or solution window that times out `timeoutMs` from now. */
-export function openWindow(session: Session, kind: "contributions" | "reasoning", timeoutMs: number, s: Step): void {
+export function openWindow(session: Session, kind: WindowKind, timeoutMs: number, s: Step): void {
+  session.windowOpenedAt = s.now;
   session.windowEndsAt = s.now + timeoutMs;
   setDeadline(session, kind, session.windowEndsAt, s);
 }
 
-/** An answer arrived in the open window: a quiet period from now closes it, unless its timeout comes first. */
+/**
+ * An answer arrived in the open window: a quiet period from now closes it, unless its timeout
+ * comes first, or (settings.awaitExpectedAgents) an agent the window awaits has not answered.
+ */
 export function answerArrived(session: Session, s: Step): void {
   const quiet = session.settings.quietPeriodMs;
   const deadline = session.deadline;
   if (!quiet || !deadline || (deadline.kind !== "contributions" && deadline.kind !== "reasoning")) return;
+  if (session.settings.awaitExpectedAgents && knownMissing(session, deadline.kind).length > 0) return;
   const at = Math.min(session.windowEndsAt ?? deadline.at, s.now + quiet);
   if (at !== deadline.at) setDeadline(session, deadline.kind, at, s);
+}
+
+/**
+ * The agents a window awaits by what the coordinator knows of them and that have not answered
+ * in it: for contributions, the expected agents (chosen, or shown to be agents by a profile,
+ * Lingue disco features or protocol traffic); for solutions, the proposers known to answer
+ * solution requests and the planners (in a repair round, the proposers asked to repair).
+ * Contributors merely presumed to propose (nobody has proposed before) are awaited by
+ * "everyone answered" but do not hold off the quiet period.
+ */
+export function knownMissing(session: Session, kind: WindowKind): string[] {
+  if (kind === "contributions") return missingAgents(session);
+  const missing = missingProposers(session);
+  // A repair round awaits the proposers of invalid plans: each has answered in this session.
+  if ((session.solutionRound ?? 1) > 1) return missing;
+  const known = [...(session.expectedProposers ?? []), ...(session.expectedSolvers ?? [])];
+  return missing.filter((a) => known.some((k) => sameAgent(k, a)));
 }
 
 /** Why a window closed, for the operator's log. */
 export type WindowCloser = "everyone answered" | "quiet period" | "timeout";
 
 /**
- * One info line per closed window, with the session id: operators follow a session through
- * its windows in the log without reading the room. A deadline closes it by its timeout when
- * it is the window's upper bound, otherwise by the quiet period.
+ * A window closed: one info line with the session id (operators follow a session through its
+ * windows in the log without reading the room), and the window kept as the session's last
+ * closed one, so a late answer can be told which window it missed. A deadline closes it by
+ * its timeout when it is the window's upper bound, otherwise by the quiet period.
  */
-export function logWindowClosed(session: Session, kind: "contributions" | "reasoning", closedBy: WindowCloser, s: Step): void {
+export function windowClosed(session: Session, kind: WindowKind, closedBy: WindowCloser, s: Step): void {
+  session.closedWindows = {
+    ...session.closedWindows,
+    [kind]: {
+      round: kind === "contributions" ? session.round : (session.solutionRound ?? 1),
+      ...(session.windowOpenedAt !== undefined && session.windowOpenedAt !== null ? { openedAt: session.windowOpenedAt } : {}),
+      at: s.now,
+    },
+  };
   if (kind === "contributions") {
     s.log("info", "contribution window closed", {
       sessionId: session.id,

@@ -20,7 +20,8 @@ import { roomStampOf } from "../xmpp/room-history.js";
 import type { HistoryRequest } from "../xmpp/room-history.js";
 import type { RoomHistory } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
-import type { HeardLog } from "./heard.js";
+import { heardKeys, type HeardLog } from "./heard.js";
+import { protocolKeepingOf } from "./protocol-keeping.js";
 
 /** Asked for before the last message heard, for clocks that differ (server and coordinator). */
 export const HISTORY_MARGIN_MS = 30_000;
@@ -57,6 +58,24 @@ export interface CatchUpOptions {
   onFirstCaughtUp: (carried: ReadonlySet<string>) => void;
   /** After each room's catch-up, with how many messages were taken in from its history (the metrics count them). */
   onCaughtUp?: (room: string, taken: number) => void;
+  /**
+   * We were away from a protocol room from `from` to `to`, and cannot be sure the room gave
+   * back everything agents said meanwhile (see Absence): told before the room's history is
+   * taken in, so a window the absence overlapped is extended before a held deadline closes it.
+   */
+  onAbsence?: (room: string, absence: Absence) => void;
+}
+
+/** An absence from a room that the room may not have covered (see CatchUpOptions.onAbsence). */
+export interface Absence {
+  /** When we were last known to hear the room: the newest message taken in, or the end of the last catch-up or shutdown. */
+  from: number;
+  /** When our join was answered. */
+  to: number;
+  /** The room (or its service) says it keeps agents' protocol messages without a body (shell/protocol-keeping.ts). */
+  kept: boolean;
+  /** What the room gave back reaches the last message taken in before (or nothing was taken in before), and the room was not created anew. */
+  reachedBack: boolean;
 }
 
 export class RoomCatchUp {
@@ -111,8 +130,10 @@ export class RoomCatchUp {
     if (!this.firstDone) for (const id of history.ownOriginIds) this.carried.add(id);
     this.processing.set(room, []);
     try {
-      const counts = await this.takeAll(room, history);
       const basis = this.basis.get(room);
+      const heardBefore = this.givesBackHeard(room, history);
+      this.noteAbsence(room, history, basis, heardBefore);
+      const counts = await this.takeAll(room, history);
       this.options.onCaughtUp?.(room, counts.taken);
       if (counts.taken > 0 || history.request.kind === "since") {
         log.info(
@@ -120,7 +141,7 @@ export class RoomCatchUp {
           `caught up on ${counts.taken} message(s) the room said while we were away`,
         );
       }
-      await this.checkGap(room, history, basis, counts.duplicate > 0);
+      await this.checkGap(room, history, basis, heardBefore);
       this.markPresent(room);
     } catch (err) {
       log.error({ err, room }, "catching up on the room failed");
@@ -150,6 +171,35 @@ export class RoomCatchUp {
       oldest = Math.min(oldest ?? stamp, stamp);
     }
     return { taken, duplicate, oldest };
+  }
+
+  /** Whether what the room gave back holds a message taken in before: then it reaches back to where we left it. */
+  private givesBackHeard(room: string, history: RoomHistory): boolean {
+    const { heard, log } = this.options;
+    try {
+      return history.messages.some((stanza) => {
+        const nick = splitJid(String(stanza.attrs.from ?? "")).resource ?? "";
+        return heard.heardBefore(room, heardKeys(room, nick, stanza));
+      });
+    } catch (err) {
+      log.warn({ err, room }, "could not look up whether the room's history reaches back; taking it that it does not");
+      return false;
+    }
+  }
+
+  /**
+   * Tells of an absence from a protocol room unless the room is known to keep agents'
+   * protocol messages and gave back everything since we left (see CatchUpOptions.onAbsence).
+   */
+  private noteAbsence(room: string, history: RoomHistory, basis: { lastHeard: number | undefined; presentUntil: number | undefined } | undefined, heardBefore: boolean): void {
+    const { onAbsence, isProtocolRoom, now } = this.options;
+    if (!onAbsence || !isProtocolRoom(room) || history.request.kind !== "since") return;
+    const known = [basis?.lastHeard, basis?.presentUntil].filter((t): t is number => t !== undefined);
+    if (known.length === 0) return;
+    const kept = protocolKeepingOf(history.facts) === "kept";
+    const reachedBack = !history.created && (basis?.lastHeard === undefined || heardBefore);
+    if (kept && reachedBack) return;
+    onAbsence(room, { from: Math.max(...known), to: history.joinedAt || now(), kept, reachedBack });
   }
 
   /**

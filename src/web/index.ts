@@ -9,6 +9,7 @@ import type { SessionStore } from "../store/index.js";
 import { startHttpServer } from "./http-server.js";
 import { webRoutes } from "./routes.js";
 import { SessionRecords, type LiveSessions, type SessionArchive } from "./session-records.js";
+import type { RoomKeepingLine } from "./sessions-page.js";
 
 export { HttpServerError, startHttpServer } from "./http-server.js";
 export { isLoopback } from "./loopback.js";
@@ -30,7 +31,10 @@ export interface WebViewOptions {
   log: Logger;
   /** Routes served beside the view's (tried after them), e.g. /metrics and /healthz. */
   extraRoutes?: readonly Route[];
+  /** Whether each protocol room keeps agents' protocol messages, shown on the sessions page; none: not shown. */
+  rooms?: () => readonly RoomKeepingLine[];
 }
+
 
 export interface RunningWebView {
   url: string;
@@ -44,7 +48,7 @@ export async function startWebView(options: WebViewOptions): Promise<RunningWebV
       host: options.host,
       port: options.port,
       token: options.token,
-      routes: [...webRoutes({ records, store: options.store, now: options.now }), ...(options.extraRoutes ?? [])],
+      routes: [...webRoutes({ records, store: options.store, now: options.now, ...(options.rooms ? { rooms: options.rooms } : {}) }), ...(options.extraRoutes ?? [])],
       log: options.log,
     });
     return {

@@ -16,13 +16,15 @@ import { modelGraph, type ModelGraph } from "./model-graph.js";
 import { Recent } from "./recent.js";
 import type { SessionRecords } from "./session-records.js";
 import { sessionPage } from "./session-page.js";
-import { isStatusFilter, sessionsPage } from "./sessions-page.js";
+import { isStatusFilter, sessionsPage, type RoomKeepingLine } from "./sessions-page.js";
 
 export interface WebRoutesOptions {
   records: SessionRecords;
   /** For downloads; without a store the page offers none. */
   store: SessionStore | undefined;
   now: () => number;
+  /** Whether each protocol room keeps agents' protocol messages (the sessions page says so). */
+  rooms?: () => readonly RoomKeepingLine[];
 }
 
 const GRAPHS_KEPT = 50;
@@ -83,7 +85,7 @@ export function webRoutes(options: WebRoutesOptions): Route[] {
     if (url.pathname !== "/sessions" && url.pathname !== "/sessions/") return false;
     const status = url.searchParams.get("status");
     const filter = isStatusFilter(status) ? status : undefined;
-    return sendHtml(response, sessionsPage(records.list(filter), filter, now()));
+    return sendHtml(response, sessionsPage(records.list(filter), filter, now(), options.rooms?.() ?? []));
   };
 
   const everyStep: Route = (_request, response, url) => {

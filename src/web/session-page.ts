@@ -4,6 +4,8 @@
  * their verdicts and plan traces, and the export files to download.
  */
 import type { Proposal, Session, ValidationFinding } from "../session/types.js";
+import { rankedProposals } from "../session/ranking.js";
+import { uncheckedBecause } from "../session/report.js";
 import { graphLegend, NODE_WORDS } from "./graph-legend.js";
 import { html, type Html } from "./html.js";
 import { duration, page, utc } from "./layout.js";
@@ -75,6 +77,9 @@ export function sessionPage(input: SessionPageInput): Html {
   const status = statusOf(s);
   const ended = s.completion?.at ?? now;
   const href = sessionHref(s.id);
+  // A session solved without a valid plan was solved on a claim: say so beside its status.
+  const best = rankedProposals(s)[0];
+  const claimOnly = s.completion?.status === "solved" && best?.verification?.verdict !== "valid" ? uncheckedBecause(s) : undefined;
   const body = html`<section id="overview" data-live>
 <h1>Session <span class="session-id">${s.id}</span> <span class="status status-${status}" id="session-status">${status}</span></h1>
 <p class="problem">${s.problem}</p>
@@ -83,6 +88,7 @@ export function sessionPage(input: SessionPageInput): Html {
 <dt>Duration</dt><dd>${duration(ended - s.startedAt)}${live ? " so far" : ""}</dd>
 <dt>Agents</dt><dd>${agentsOf(s).join(", ") || "none yet"}</dd>
 ${s.completion?.reason ? html`<dt>Reason</dt><dd>${s.completion.reason}</dd>` : ""}
+${claimOnly ? html`<dt>Checked</dt><dd class="unchecked">no: solved on the agent's own claim; the plan was not checked (${claimOnly})</dd>` : ""}
 </dl>
 ${downloads.length > 0 ? html`<p class="downloads">Export: ${downloads.map((f) => html`<a href="${href}/export/${encodeURIComponent(f)}" download>${f}</a> `)}</p>` : ""}
 </section>

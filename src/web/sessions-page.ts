@@ -28,7 +28,23 @@ function row(s: SessionListItem, now: number): Html {
 `;
 }
 
-export function sessionsPage(sessions: readonly SessionListItem[], filter: StatusFilter | undefined, now: number): Html {
+/** One room's keeping of agents' protocol messages, as shown under the list. */
+export interface RoomKeepingLine {
+  readonly room: string;
+  readonly keeping: "kept" | "not kept" | "unknown";
+  readonly note: string;
+}
+
+function keepingSection(rooms: readonly RoomKeepingLine[]): Html | string {
+  if (rooms.length === 0) return "";
+  return html`<section id="rooms">
+<h2>Rooms</h2>
+<ul class="rooms">${rooms.map((r) => html`<li class="keeping keeping-${r.keeping.replace(" ", "-")}" data-room="${r.room}" data-keeping="${r.keeping}">${r.note}</li>`)}</ul>
+</section>
+`;
+}
+
+export function sessionsPage(sessions: readonly SessionListItem[], filter: StatusFilter | undefined, now: number, rooms: readonly RoomKeepingLine[] = []): Html {
   const options = [html`<option value="">all</option>`, ...STATUS_FILTERS.map((f) => html`<option value="${f}"${f === filter ? html` selected` : ""}>${f}</option>`)];
   const body = html`<h1>Sessions</h1>
 <form method="get" action="/sessions" class="filter">
@@ -42,6 +58,6 @@ ${sessions.length > 0 ? sessions.map((s) => row(s, now)) : html`<tr><td colspan=
 </tbody>
 </table>
 </section>
-`;
+${keepingSection(rooms)}`;
   return page({ title: "Sessions", events: "/events", scripts: ["view.js"] }, body);
 }

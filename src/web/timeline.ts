@@ -6,7 +6,7 @@
  */
 import type { Verification } from "../formal/index.js";
 import { describeCounts } from "../session/report.js";
-import { clip, names } from "../session/text.js";
+import { clip, names, seconds } from "../session/text.js";
 import type { Input, Session, ValidationFinding } from "../session/types.js";
 import type { SessionStep } from "../shell/session-host.js";
 
@@ -25,6 +25,7 @@ export type TimelineKind =
   | "deadline"
   | "cancel"
   | "identity"
+  | "absence"
   | "complete"
   | "ignored";
 
@@ -93,6 +94,14 @@ function fromInput(step: SessionStep): TimelineEntry[] {
       return [entry(step, "cancel", `${input.by.nick} cancelled the session`, { agent: input.by.nick })];
     case "identity-basis":
       return [entry(step, "identity", `the room now identifies occupants by ${input.basis === "jid" ? "real JID" : input.basis === "occupant" ? "occupant id" : "nick"}`)];
+    case "absence":
+      return [
+        entry(
+          step,
+          "absence",
+          `the coordinator was away for ${seconds(Math.max(0, input.to - input.from))}${input.kept ? "" : "; the room is not known to keep agents' protocol messages"}${input.reachedBack ? "" : "; what the room gave back did not reach back to before it"}`,
+        ),
+      ];
   }
 }
 
@@ -148,14 +157,18 @@ function fromBroadcasts(step: SessionStep): TimelineEntry[] {
     if (m.type === "ModelContributionRequest") {
       const who = m.requestedAgents ? names(m.requestedAgents) : "every agent";
       out.push(
-        m.round > 1
+        m.repeat
+          ? entry(step, m.round > 1 ? "fix-round" : "contribution-request", `${m.round > 1 ? `fix round ${m.round - 1}` : "contributions"} asked again of ${who} after the absence`, { round: m.round, details: bounded(issueLines(m.issues)) })
+          : m.round > 1
           ? entry(step, "fix-round", `fix round ${m.round - 1}: ${who} asked to fix the model`, { round: m.round, details: bounded(issueLines(m.issues)) })
           : entry(step, "contribution-request", `contributions requested from ${who}`, { round: m.round }),
       );
     } else if (m.type === "SolutionRequest") {
       const round = m.round ?? 1;
       out.push(
-        round > 1
+        m.repeat
+          ? entry(step, round > 1 ? "repair-round" : "solution-request", `solutions asked again of ${m.requestedAgents ? names(m.requestedAgents) : "every agent"} after the absence`, { round, details: bounded(issueLines(m.issues)) })
+          : round > 1
           ? entry(step, "repair-round", `repair round ${round - 1}: ${names(m.requestedAgents ?? [])} asked to repair their plans`, { round, details: bounded(issueLines(m.issues)) })
           : entry(step, "solution-request", "the sound model went out with a request for solutions", { round }),
       );

@@ -56,6 +56,7 @@ export function sessionHostOf(parts: HostParts, models: ModelWorker): SessionHos
       debateTimeoutMs: config.mfr.debateTimeoutMs,
       quietPeriodMs: config.mfr.quietPeriodMs,
       validationClockStartsInWorker: true,
+      awaitExpectedAgents: true,
     },
     maxLiveSessions: config.limits.maxLiveSessions,
     maxLiveSessionsPerPerson: config.limits.maxLiveSessionsPerPerson,

@@ -236,10 +236,25 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * on error or on timeout: a peer that does not answer is simply not known to be an agent.
    */
   async discoFeatures(jid: string, timeoutMs = 5000): Promise<string[] | null> {
+    return (await this.discoInfo(jid, timeoutMs))?.features ?? null;
+  }
+
+  /**
+   * What an entity says of itself in disco#info (XEP-0030): its features, and the FORM_TYPE
+   * of each extended-information form it adds (XEP-0128), where some servers say what they
+   * cannot say as a feature. Null when it does not answer. Never throws.
+   */
+  async discoInfo(jid: string, timeoutMs = 5000): Promise<{ features: string[]; formTypes: string[] } | null> {
     if (!this.xmpp || !this.online) return null;
     try {
-      const query = await this.xmpp.iqCaller.get(xml("query", { xmlns: NS_DISCO_INFO }), jid, timeoutMs);
-      return query.getChildren("feature").map((f: Element) => String(f.attrs.var ?? "")).filter(Boolean);
+      const query = (await this.xmpp.iqCaller.get(xml("query", { xmlns: NS_DISCO_INFO }), jid, timeoutMs)) as Element;
+      const features = query.getChildren("feature").map((f: Element) => String(f.attrs.var ?? "")).filter(Boolean);
+      const formTypes = query
+        .getChildren("x", "jabber:x:data")
+        .flatMap((form: Element) => form.getChildren("field").filter((f: Element) => f.attrs.var === "FORM_TYPE"))
+        .map((field: Element) => field.getChildText("value") ?? "")
+        .filter(Boolean);
+      return { features, formTypes };
     } catch (err) {
       this.log.debug({ jid, err: describeError(err) }, "disco#info query failed");
       return null;

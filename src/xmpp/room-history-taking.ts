@@ -10,8 +10,9 @@
 import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
 import { originIdInText, originIdOf, type HistoryRequest } from "./room-history.js";
-import { NS_MAM, archiveQuery, archivedMessageOf, finOf, isArchiveResult } from "./room-archive.js";
+import { archiveQuery, archivedMessageOf, finOf, isArchiveResult } from "./room-archive.js";
 import { bareJid, splitJid, type Element } from "./stanza.js";
+import type { RoomFacts } from "./room-facts.js";
 
 /**
  * What a room gave back at a join, up to its subject (which XEP-0045 sends after the history):
@@ -29,6 +30,8 @@ export interface RoomHistory {
   joinedAt: number;
   /** Where it came from: the room's archive (XEP-0313) or the join's history (XEP-0045). */
   source: "archive" | "join";
+  /** What the room and its service said of themselves at this join (room-facts.ts); absent when they were not asked. */
+  facts?: RoomFacts | undefined;
 }
 
 /** What decides the history asked for at each join (the coordinator: since it last heard the room). */
@@ -173,12 +176,6 @@ export class HistoryTaking {
   drop(room: HistoryRoom): void {
     clearTimeout(room.history?.timer);
     room.history = undefined;
-  }
-
-  /** Whether the room advertises an archive (disco#info lists urn:xmpp:mam:2); false when it does not say. */
-  async hasArchive(roomJid: string): Promise<boolean> {
-    const features = await this.connection.discoFeatures(roomJid);
-    return features?.includes(NS_MAM) ?? false;
   }
 
   /**

@@ -12,6 +12,7 @@ import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NickLineages } from "./occupant-identity.js";
 import { startTag } from "./raw-stanza.js";
 import { configureCreatedRoom } from "./room-creation.js";
+import { RoomFactsReader, type RoomFacts } from "./room-facts.js";
 import { joinHistory, type HistoryRequest } from "./room-history.js";
 import { HistoryTaking, type HistoryCollection, type HistoryPolicy, type RoomHistory } from "./room-history-taking.js";
 import { applyOccupantPresence, occupantIdOf, senderFrom, type Occupant, type RoomIdentities } from "./room-occupants.js";
@@ -19,6 +20,7 @@ import { NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from ".
 
 export type { Occupant, RoomIdentities } from "./room-occupants.js";
 export type { HistoryPolicy, RoomHistory } from "./room-history-taking.js";
+export type { RoomFacts } from "./room-facts.js";
 
 export interface RoomsEventMap {
   joined: [room: string, nick: string];
@@ -26,6 +28,8 @@ export interface RoomsEventMap {
   occupantLeft: [room: string, nick: string];
   /** After each join: how occupants can be told apart in this room. */
   identities: [room: string, identities: RoomIdentities];
+  /** What a room and its service said of themselves at a join, before the join is sent. */
+  facts: [room: string, facts: RoomFacts];
   /** A join of the room is about to be sent (at start, after a reconnect, a kick, a lost room). */
   joining: [room: string];
   /** After each join: what the room gave back of what was said while we were away (RoomHistory). */
@@ -57,6 +61,8 @@ interface RoomState {
   leaving?: { done: () => void };
   /** From a join until the room's subject: the history it gives back. */
   history?: HistoryCollection;
+  /** What the room and its service said of themselves at the latest join. */
+  facts?: RoomFacts;
 }
 
 /** How long we wait before joining a room that put us out (kicked us, or went away). */
@@ -75,6 +81,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   private closing = false;
   /** Each join's history (room-history-taking.ts). */
   private readonly histories: HistoryTaking;
+  /** What each room and its service say of themselves, read at each join (room-facts.ts). */
+  private readonly factsReader: RoomFactsReader;
 
   constructor(
     private readonly connection: XmppConnection,
@@ -83,7 +91,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     private readonly historyPolicy: HistoryPolicy = () => ({ kind: "none" }),
   ) {
     super();
-    this.histories = new HistoryTaking(connection, log, (jid) => this.rooms.get(jid), (room, history) => this.emit("history", room, history));
+    this.histories = new HistoryTaking(connection, log, (jid) => this.rooms.get(jid), (room, history) => this.emit("history", room, { ...history, facts: this.rooms.get(room)?.facts }));
+    this.factsReader = new RoomFactsReader(connection);
     // The room sends every message we say back to us; a model part comes back as large as it
     // went out (200 KB), and parsing it only to ignore it cost main-thread time. One given
     // back as history is read for its origin-id only.
@@ -130,6 +139,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   /** Joins every room again; called on each `online`. Failures are logged, never thrown. */
   async rejoinAll(): Promise<void> {
     if (this.closing) return;
+    this.factsReader.forget();
     await Promise.all(
       [...this.rooms.keys()].map((jid) =>
         this.join(jid).catch((err: Error) => this.log.error({ room: jid, err: err.message }, "could not join the room")),
@@ -227,6 +237,11 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   }
 
   /** How occupants of a room can be told apart, as seen at the latest join (undefined before). */
+  /** What the room and its service said of themselves at the latest join; undefined before the first. */
+  facts(roomJid: string): RoomFacts | undefined {
+    return this.rooms.get(bareJid(roomJid))?.facts;
+  }
+
   identities(roomJid: string): RoomIdentities | undefined {
     return this.rooms.get(bareJid(roomJid))?.identities;
   }
@@ -284,7 +299,10 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     // What the room said since we last heard it (see room-history.ts), or nothing; from its
     // archive where it has one (XEP-0313: not capped by its history length), else with the join.
     const request = this.closing ? ({ kind: "none" } as const) : this.historyPolicy(room.jid);
-    const archived = request.kind === "since" && (await this.histories.hasArchive(room.jid));
+    const facts = await this.factsReader.read(room.jid);
+    room.facts = facts;
+    this.emit("facts", room.jid, facts);
+    const archived = request.kind === "since" && facts.archived;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.sendJoin(room, request, archived);

@@ -35,6 +35,15 @@ describe("readiness", () => {
     });
   });
 
+  it("warns, without making it not ready, about a room that does not keep agents' protocol messages", () => {
+    const keeping = [
+      { keeping: "kept" as const, note: "mfr@conference.localhost keeps agents' protocol messages" },
+      { keeping: "not kept" as const, note: "reason@conference.localhost does not keep agents' protocol messages without a body" },
+      { keeping: "unknown" as const, note: "construct@conference.localhost: not joined yet" },
+    ];
+    expect(readinessOf({ ...READY, keeping })).toEqual({ ready: true, reasons: [], warnings: ["reason@conference.localhost does not keep agents' protocol messages without a body"] });
+  });
+
   it("is not ready before any room was entered", () => {
     expect(readinessOf({ connected: true, rooms: [], storeProblem: undefined })).toEqual({ ready: false, reasons: ["not in any room yet (starting)"] });
   });

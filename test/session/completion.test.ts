@@ -236,3 +236,29 @@ describe("deadlines", () => {
     expect(d.session().deadline).toBeNull();
   });
 });
+
+describe("a session solved on an agent's claim", () => {
+  it("says the plan was not checked and why, and gives the goals as claimed, never as met; a checked plan keeps (checked valid)", () => {
+    const d = new Driver();
+    d.start({ expectedAgents: ["cheater"] });
+    d.contribute("s1", "cheater");
+    // The model has no formal part: nothing can be checked, so the claim decides.
+    d.answer("s1", ok(conforming({ formalSummary: { digest: "", hasFormalPart: false, notMachineCheckable: [] } })));
+    const effects = d.propose("s1", "cheater", {
+      success: true,
+      message: "Both patients in one slot.",
+      plan: ["book(p1, s1)", "book(p2, s1)"],
+      satisfiesGoals: [
+        { goal: "p1 booked", satisfied: true },
+        { goal: "p2 booked", satisfied: true },
+      ],
+    });
+    const done = onlyBroadcast(effects, "SessionComplete", "s1");
+    expect(done.status).toBe("solved");
+    const line = ofKind(effects, "broadcast").find((b) => b.message.type === "SessionComplete")?.body ?? "";
+    expect(line).toContain("a plan of 2 steps, not checked (the model has no formal part): solved on the agent's own claim, 2 of 2 goals claimed");
+    expect(line).not.toContain("goals met");
+    expect(line).not.toContain("checked valid");
+    expect(done.summary).toContain("Not checked: the model has no formal part, so the session is solved on cheater's own claim.");
+  });
+});

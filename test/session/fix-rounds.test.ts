@@ -46,16 +46,18 @@ describe("fix rounds", () => {
     expect(s.round).toBe(2);
     expect(s.expectedAgents).toEqual(["alice", "bob"]);
     expect(ofKind(effects, "schedule")).toEqual([{ kind: "schedule", sessionId: "s1", at: d.now + 30_000 }]);
-    // The validation result came first and announces the fix round in its one line; the
-    // fix-round request needs no line of its own; who fixes what goes to the log room.
+    // The validation result came first and says what is wrong; the fix-round request has the
+    // line that opens the round (a client library that hands a bot only messages with a body
+    // must see it); who fixes what goes to the log room.
     const [result, fixRequest] = ofKind(effects, "broadcast");
     expect(ofKind(effects, "broadcast").map((b) => b.message.type)).toEqual(["ModelValidationResult", "ModelContributionRequest"]);
     // It names the violations, what and whose (the warning is not one), so it is marked as status.
     expect(result?.body).toBe(
-      "[MFR] Session s1: the model has 3 violations and 1 warning; fix round 1 of 2: 2 agents asked to fix, open for 30 s. " +
+      "[MFR] Session s1: the model has 3 violations and 1 warning; fix round 1 follows. " +
         "Violations: Entity has no mfr:entityType on urn:e1 (alice); Action has two names on urn:a1 (bob); Goal has no label on urn:g1 (alice).",
     );
-    expect(fixRequest?.body).toBeUndefined();
+    // The request's line names no agent (agents answer lines that name them).
+    expect(fixRequest?.body).toBe("Session s1: fix round 1 of 2: 2 agents asked to fix the model, open for 30 s.");
     expect(says(effects, "primary")).toEqual([]);
     expect(says(effects, "log")[0]?.text).toContain("alice: Entity has no mfr:entityType (urn:e1, mfr:entityType)");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);

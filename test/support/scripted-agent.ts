@@ -22,6 +22,10 @@ export interface AgentScript {
   solution?: (model: string, sessionId: string) => Record<string, unknown> | undefined;
   /** Wake up on any plain room line that names it, as existing agents do. */
   answersMentions?: boolean;
+  /** How long it thinks before it answers a request (default: at once), as slow agents do. */
+  thinkMs?: number;
+  /** disco#info features it advertises (default: it answers no disco#info, as existing agents). */
+  discoFeatures?: readonly string[];
 }
 
 /** Bodies existing agents skip as system status. */
@@ -47,7 +51,7 @@ export class ScriptedAgent {
   static async join(server: LocalProsody, room: string | readonly string[], nick: string, script: AgentScript): Promise<ScriptedAgent> {
     const rooms = typeof room === "string" ? [room] : room;
     const account = await registerUser(server, nick.toLowerCase());
-    const peer = await TestPeer.connect(peerOptions(server, account));
+    const peer = await TestPeer.connect({ ...peerOptions(server, account), ...(script.discoFeatures ? { features: [...script.discoFeatures] } : {}) });
     for (const r of rooms) await peer.joinRoom(r, nick);
     return new ScriptedAgent(peer, rooms[0] ?? "", nick, script);
   }
@@ -99,11 +103,13 @@ export class ScriptedAgent {
       const round = Number(json.round ?? 1);
       this.requests.push({ sessionId, round, issues: json.issues as Record<string, string[]>, requestedAgents: json.requestedAgents as string[], room });
       const turtle = this.script.contribution?.(round, sessionId);
+      if (turtle !== undefined) await this.think();
       if (turtle !== undefined) await this.contribute(sessionId, turtle, room);
     } else if (json.messageType === `${MFR}SolutionRequest`) {
       const model = String(json.model ?? "");
       this.solutionRequests.push({ sessionId, model, room });
       const solution = this.script.solution?.(model, sessionId);
+      if (solution !== undefined) await this.think();
       if (solution !== undefined) await this.propose(sessionId, solution, room);
     }
   }
@@ -119,6 +125,10 @@ export class ScriptedAgent {
 
   async stop(): Promise<void> {
     await this.peer.stop();
+  }
+
+  private async think(): Promise<void> {
+    if (this.script.thinkMs) await new Promise((r) => setTimeout(r, this.script.thinkMs));
   }
 }
 

@@ -64,7 +64,7 @@ export class ContributionIntake {
   /** A Turtle contribution: checked off the event loop first, then handed to the core. */
   async contribute(sessionId: string, from: Participant, turtle: string, heard?: Heard): Promise<void> {
     const { queries, table, apply } = this.options;
-    if (queries.answeredFromArchive(sessionId, from, (s) => sessionWording.contributionTooLate(s, true))) return;
+    if (queries.answeredFromArchive(sessionId, from, (s, now) => sessionWording.contributionTooLate(s, true, now))) return;
     if (!table.get(sessionId)) {
       // The core answers "no such session"; no need to parse anything.
       apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION }, heard);

@@ -85,13 +85,13 @@ export class SessionQueries {
    * from the archived session), nothing else. False when the session is in memory or was
    * never archived: the input is for the core then.
    */
-  answeredFromArchive(sessionId: string, from: Participant, answer: (s: Session) => string): boolean {
+  answeredFromArchive(sessionId: string, from: Participant, answer: (s: Session, now: number) => string): boolean {
     const { table, keeper, outbox, log } = this.options;
     if (table.get(sessionId) || !keeper.knows(sessionId)) return false;
     const archived = keeper.archivedSession(sessionId);
     if (!archived) return false;
     log.info({ sessionId, agent: from.nick }, "input for an archived session ignored");
-    outbox.tell(sessionId, from, answer(archived));
+    outbox.tell(sessionId, from, answer(archived, this.options.now()));
     return true;
   }
 }
