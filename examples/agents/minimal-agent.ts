@@ -2,13 +2,19 @@
  * A MINIMAL MFR PEER AGENT in TypeScript (an example for agent authors; see docs/agents.md).
  *
  * It joins the room, answers every ModelContributionRequest with a small formal model
- * (a box to move from one shelf to another) and every SolutionRequest with a plan for it.
- * What it says is fixed; a real agent would build its model and plan from the problem.
+ * (a box to move from one shelf to another) and every SolutionRequest with a plan for it,
+ * and answers a fix round or a repair round that names it. What it says is fixed; a real
+ * agent would build its model and plan from the problem, and its fixes from the round's `issues`.
  *
  *   npm run build
  *   XMPP_SERVICE=xmpp://localhost:5222 XMPP_DOMAIN=localhost XMPP_USERNAME=boxer \
  *   XMPP_PASSWORD=… MFR_ROOM=mfr@conference.localhost AGENT_NICK=Boxer \
  *   node dist/examples/agents/minimal-agent.js
+ *
+ * AGENT_START_WRONG=1 makes its first contribution break a rule of the shapes (a goal that
+ * says nothing) and its first plan invalid (the shelves swapped), so that the coordinator
+ * asks it to fix the model and to repair the plan; it then sends the sound model and the
+ * valid plan.
  *
  * It stops on SIGTERM or SIGINT. Only @xmpp/client is used, and only the wire contract of
  * docs/protocol.md is relied on.
@@ -25,8 +31,11 @@ const MODE = {
   chat: `${LINGUE}HumanChat`,
 };
 
-/** The model this agent contributes: relative IRIs, so another agent's `<#box>` is the same node. */
-export const MINIMAL_MODEL = `@prefix mfr: <http://purl.org/stuff/mfr/> .
+/**
+ * The model this agent contributes: relative IRIs, so another agent's `<#box>` is the same node.
+ * The initial state hangs on the state variable `<#where>`: any subject may carry mfr:initialState.
+ */
+const MODEL_WITHOUT_GOAL = `@prefix mfr: <http://purl.org/stuff/mfr/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 <#box> a mfr:Entity ; mfr:entityType "Box" ; rdfs:label "the box" .
 <#shelfA> a mfr:Entity ; mfr:entityType "Shelf" ; rdfs:label "shelf A" .
@@ -38,11 +47,15 @@ export const MINIMAL_MODEL = `@prefix mfr: <http://purl.org/stuff/mfr/> .
 <#move-eff> a mfr:Effect ; mfr:expression "(and (on ?b ?to) (not (on ?b ?from)))" .
 <#onePlace> a mfr:Constraint ; mfr:constraintType "invariant" ; mfr:appliesTo <#box> ;
   mfr:constraintExpression "(not (and (on box shelfA) (on box shelfB)))" .
-<#moved> a mfr:Goal ; rdfs:label "the box is on shelf B" ; mfr:expression "(on box shelfB)" .
 `;
+export const MINIMAL_MODEL = `${MODEL_WITHOUT_GOAL}<#moved> a mfr:Goal ; rdfs:label "the box is on shelf B" ; mfr:expression "(on box shelfB)" .\n`;
+/** A goal with no rdfs:label, rdfs:comment or mfr:expression is a Violation of the shapes. */
+export const WRONG_MODEL = `${MODEL_WITHOUT_GOAL}<#moved> a mfr:Goal .\n`;
 
 /** The plan: steps name an action by its mfr:actionName and objects by their symbols. */
 export const MINIMAL_PLAN = ["move(box, shelfA, shelfB)"];
+/** The shelves swapped: the box is not on shelf B, so the precondition fails at step 1. */
+export const WRONG_PLAN = ["move(box, shelfB, shelfA)"];
 
 export interface MinimalAgentOptions {
   service: string;
@@ -51,6 +64,8 @@ export interface MinimalAgentOptions {
   password: string;
   room: string;
   nick: string;
+  /** The first contribution and the first plan are wrong on purpose (AGENT_START_WRONG=1). */
+  startWrong?: boolean;
 }
 
 type Stanza = ReturnType<typeof xml>;
@@ -79,20 +94,33 @@ export class MinimalAgent {
   }
 
   private async join(): Promise<void> {
+    const occupant = `${this.options.room}/${this.options.nick}`;
     await this.xmpp.send(xml("presence"));
+    // In the room once it sends our own presence back: what is sent before may not reach us.
+    const joined = new Promise<void>((resolve, reject) => {
+      const onPresence = (stanza: Stanza): void => {
+        if (!stanza.is("presence") || stanza.attrs.from !== occupant) return;
+        this.xmpp.off("stanza", onPresence);
+        if (stanza.attrs.type === "error") reject(new Error(`cannot join ${occupant}: ${stanza.getChild("error")?.getChildElements()[0]?.name ?? "error"}`));
+        else resolve();
+      };
+      this.xmpp.on("stanza", onPresence);
+    });
     // No history: the agent answers what is asked from now on.
-    await this.xmpp.send(xml("presence", { to: `${this.options.room}/${this.options.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
+    await this.xmpp.send(xml("presence", { to: occupant }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
+    await joined;
     // Any Lingue payload is evidence that this occupant is an agent.
     await this.send(`${this.options.nick} is ready.`, MODE.chat, "text/plain", `${this.options.nick} ready`);
     console.log(`minimal-agent: ${this.options.nick} joined ${this.options.room}`);
   }
 
   private async onStanza(stanza: Stanza): Promise<void> {
+    // Every stanza comes here, with or without a <body>: protocol messages need not have one.
     if (!stanza.is("message") || stanza.attrs.type !== "groupchat") return;
     if (String(stanza.attrs.from) === `${this.options.room}/${this.options.nick}`) return; // our own echo
     if (stanza.getChild("delay", "urn:xmpp:delay")) return; // history from before we joined
     const payload = stanza.getChild("payload", LINGUE);
-    if (!payload || payload.attrs.mode !== MODE.negotiation) return;
+    if (!payload || payload.attrs.mode !== MODE.negotiation) return; // dispatch on the payload, not the body
     const originId = stanza.getChild("origin-id", "urn:xmpp:sid:0")?.attrs.id as string | undefined;
     if (originId !== undefined) {
       if (this.seen.has(originId)) return;
@@ -105,13 +133,20 @@ export class MinimalAgent {
     // A fix or repair round names the agents it asks; the others stay quiet.
     const asked = message.requestedAgents as string[] | undefined;
     if (round > 1 && Array.isArray(asked) && !asked.includes(this.options.nick)) return;
+    const kind = type === `${MFR}ModelContributionRequest` ? "model" : type === `${MFR}SolutionRequest` ? "plan" : undefined;
+    if (kind === undefined || !this.once(sessionId, kind, round)) return;
+    // What to fix: per agent nick, a list of sentences. A real agent would act on them.
+    const issues = (message.issues ?? {}) as Record<string, string[] | undefined>;
+    for (const issue of issues[this.options.nick] ?? []) console.log(`minimal-agent: ${this.options.nick} asked in ${type.slice(MFR.length)} round ${round}: ${issue}`);
+    const wrong = this.options.startWrong === true && round === 1;
 
-    if (type === `${MFR}ModelContributionRequest` && this.once(sessionId, "model", round)) {
-      await this.send(`Model contribution for ${sessionId}.`, MODE.rdf, "text/turtle", MINIMAL_MODEL, { sessionId });
-    } else if (type === `${MFR}SolutionRequest` && this.once(sessionId, "plan", round)) {
-      const solution = { success: true, message: "Move the box in one step.", plan: MINIMAL_PLAN };
+    if (kind === "model") {
+      const body = `${round > 1 ? "Fixed contribution" : "Model contribution"} for ${sessionId}.`;
+      await this.send(body, MODE.rdf, "text/turtle", wrong ? WRONG_MODEL : MINIMAL_MODEL, { sessionId });
+    } else {
+      const solution = { success: true, message: "Move the box in one step.", plan: wrong ? WRONG_PLAN : MINIMAL_PLAN };
       const proposal = { messageType: `${MFR}SolutionProposal`, sessionId, solution };
-      await this.send(`Solution proposal for ${sessionId}.`, MODE.negotiation, "application/json", JSON.stringify(proposal), {}, `${MFR}SolutionProposal`);
+      await this.send(`Solution proposal for ${sessionId}.`, MODE.negotiation, "application/json", JSON.stringify(proposal), { sessionId }, `${MFR}SolutionProposal`);
     }
   }
 
@@ -153,6 +188,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
     password: required("XMPP_PASSWORD"),
     room: required("MFR_ROOM"),
     nick: process.env.AGENT_NICK ?? "MinimalAgent",
+    startWrong: process.env.AGENT_START_WRONG === "1",
   });
   const stop = (): void => void agent.stop().then(() => process.exit(0));
   process.on("SIGTERM", stop);

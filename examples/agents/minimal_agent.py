@@ -2,13 +2,18 @@
 """A MINIMAL MFR PEER AGENT in Python with slixmpp (an example for agent authors; see docs/agents.md).
 
 It joins the room, answers every ModelContributionRequest with a small formal model (a box
-to move from one shelf to another) and every SolutionRequest with a plan for it. What it
-says is fixed; a real agent would build its model and plan from the problem.
+to move from one shelf to another) and every SolutionRequest with a plan for it, and answers
+a fix round or a repair round that names it. What it says is fixed; a real agent would build
+its model and plan from the problem, and its fixes from the round's `issues`.
 
     sudo apt-get install -y python3-slixmpp        # Debian's slixmpp
     XMPP_SERVICE=xmpp://localhost:5222 XMPP_DOMAIN=localhost XMPP_USERNAME=shelver \
     XMPP_PASSWORD=... MFR_ROOM=mfr@conference.localhost AGENT_NICK=Shelver \
     /usr/bin/python3 examples/agents/minimal_agent.py
+
+AGENT_START_WRONG=1 makes its first contribution break a rule of the shapes (a goal that says
+nothing) and its first plan invalid (the shelves swapped), so that the coordinator asks it to
+fix the model and to repair the plan; it then sends the sound model and the valid plan.
 
 It stops on SIGTERM or SIGINT. Only the wire contract of docs/protocol.md is relied on.
 """
@@ -22,6 +27,8 @@ from urllib.parse import urlparse
 
 try:
     import slixmpp
+    from slixmpp.xmlstream.handler import Callback
+    from slixmpp.xmlstream.matcher import MatchXPath
 except ImportError:  # pragma: no cover - the message is the point
     sys.stderr.write("minimal_agent: slixmpp is missing: apt-get install -y python3-slixmpp\n")
     sys.exit(3)
@@ -33,7 +40,8 @@ MODE_RDF = LINGUE + "ModelFirstRDF"
 MODE_CHAT = LINGUE + "HumanChat"
 
 # The model this agent contributes: relative IRIs, so another agent's <#box> is the same node.
-MINIMAL_MODEL = """@prefix mfr: <http://purl.org/stuff/mfr/> .
+# The initial state hangs on the state variable <#where>: any subject may carry mfr:initialState.
+MODEL_WITHOUT_GOAL = """@prefix mfr: <http://purl.org/stuff/mfr/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 <#box> a mfr:Entity ; mfr:entityType "Box" ; rdfs:label "the box" .
 <#shelfA> a mfr:Entity ; mfr:entityType "Shelf" ; rdfs:label "shelf A" .
@@ -45,23 +53,31 @@ MINIMAL_MODEL = """@prefix mfr: <http://purl.org/stuff/mfr/> .
 <#move-eff> a mfr:Effect ; mfr:expression "(and (on ?b ?to) (not (on ?b ?from)))" .
 <#onePlace> a mfr:Constraint ; mfr:constraintType "invariant" ; mfr:appliesTo <#box> ;
   mfr:constraintExpression "(not (and (on box shelfA) (on box shelfB)))" .
-<#moved> a mfr:Goal ; rdfs:label "the box is on shelf B" ; mfr:expression "(on box shelfB)" .
 """
+MINIMAL_MODEL = MODEL_WITHOUT_GOAL + '<#moved> a mfr:Goal ; rdfs:label "the box is on shelf B" ; mfr:expression "(on box shelfB)" .\n'
+# A goal with no rdfs:label, rdfs:comment or mfr:expression is a Violation of the shapes.
+WRONG_MODEL = MODEL_WITHOUT_GOAL + "<#moved> a mfr:Goal .\n"
 
 # The plan: steps name an action by its mfr:actionName and objects by their symbols.
 MINIMAL_PLAN = ["move(box, shelfA, shelfB)"]
+# The shelves swapped: the box is not on shelf B, so the precondition fails at step 1.
+WRONG_PLAN = ["move(box, shelfB, shelfA)"]
 
 
 class MinimalAgent(slixmpp.ClientXMPP):
-    def __init__(self, jid, password, room, nick):
+    def __init__(self, jid, password, room, nick, start_wrong):
         super().__init__(jid, password)
-        self.room = room
+        self.room = slixmpp.JID(room).bare  # as slixmpp writes a sender's bare JID (lower case)
         self.nick = nick
+        self.start_wrong = start_wrong
         self.seen = set()  # origin-ids already handled: a message sent again has the same one
         self.answered = set()  # (session, kind, round) already answered
         self.register_plugin("xep_0045")  # multi-user chat
         self.add_event_handler("session_start", self.on_start)
-        self.add_event_handler("groupchat_message", self.on_groupchat)
+        # slixmpp's "groupchat_message" and "message" events fire only for messages with a
+        # <body>; protocol messages need not have one. So match the Lingue payload itself.
+        self.register_handler(Callback("MFR payload", MatchXPath(f"{{{self.default_ns}}}message/{{{LINGUE}}}payload"),
+                                       self.on_payload))
 
     async def on_start(self, _event):
         self.send_presence()
@@ -71,15 +87,15 @@ class MinimalAgent(slixmpp.ClientXMPP):
         self.send_payload(f"{self.nick} is ready.", MODE_CHAT, "text/plain", f"{self.nick} ready")
         print(f"minimal_agent: {self.nick} joined {self.room}", flush=True)
 
-    def on_groupchat(self, msg):
-        if msg["mucnick"] == self.nick:
-            return  # our own echo
+    def on_payload(self, msg):
+        if msg["type"] != "groupchat" or msg["from"].bare != self.room or msg["mucnick"] == self.nick:
+            return  # not the room, or our own echo
         stanza = msg.xml
         if stanza.find("{urn:xmpp:delay}delay") is not None:
             return  # history from before we joined
         payload = stanza.find(f"{{{LINGUE}}}payload")
-        if payload is None or payload.get("mode") != MODE_NEGOTIATION:
-            return
+        if payload.get("mode") != MODE_NEGOTIATION:
+            return  # a contribution, a status line, a validation report: nothing to answer
         origin = stanza.find("{urn:xmpp:sid:0}origin-id")
         if origin is not None:
             if origin.get("id") in self.seen:
@@ -96,17 +112,22 @@ class MinimalAgent(slixmpp.ClientXMPP):
         asked = message.get("requestedAgents")
         if round_ > 1 and isinstance(asked, list) and self.nick not in asked:
             return
-        if kind == MFR + "ModelContributionRequest" and self.once(session_id, "model", round_):
-            self.send_payload(f"Model contribution for {session_id}.", MODE_RDF, "text/turtle", MINIMAL_MODEL,
-                              {"sessionId": session_id})
-        elif kind == MFR + "SolutionRequest" and self.once(session_id, "plan", round_):
-            proposal = {
-                "messageType": MFR + "SolutionProposal",
-                "sessionId": session_id,
-                "solution": {"success": True, "message": "Move the box in one step.", "plan": MINIMAL_PLAN},
-            }
+        what = {MFR + "ModelContributionRequest": "model", MFR + "SolutionRequest": "plan"}.get(kind)
+        if what is None or not self.once(session_id, what, round_):
+            return
+        # What to fix: per agent nick, a list of sentences. A real agent would act on them.
+        for issue in (message.get("issues") or {}).get(self.nick, []):
+            print(f"minimal_agent: {self.nick} asked in {kind[len(MFR):]} round {round_}: {issue}", flush=True)
+        wrong = self.start_wrong and round_ == 1
+        if what == "model":
+            body = "Fixed contribution" if round_ > 1 else "Model contribution"
+            self.send_payload(f"{body} for {session_id}.", MODE_RDF, "text/turtle",
+                              WRONG_MODEL if wrong else MINIMAL_MODEL, {"sessionId": session_id})
+        else:
+            solution = {"success": True, "message": "Move the box in one step.", "plan": WRONG_PLAN if wrong else MINIMAL_PLAN}
+            proposal = {"messageType": MFR + "SolutionProposal", "sessionId": session_id, "solution": solution}
             self.send_payload(f"Solution proposal for {session_id}.", MODE_NEGOTIATION, "application/json",
-                              json.dumps(proposal), message_type=MFR + "SolutionProposal")
+                              json.dumps(proposal), {"sessionId": session_id}, MFR + "SolutionProposal")
 
     def once(self, session_id, kind, round_):
         key = (session_id, kind, round_)
@@ -139,8 +160,9 @@ def required(name):
 
 def main():
     service = urlparse(required("XMPP_SERVICE"))  # xmpp://host:port
-    agent = MinimalAgent(f"{required('XMPP_USERNAME')}@{required('XMPP_DOMAIN')}/{os.environ.get('AGENT_NICK', 'MinimalAgent')}",
-                         required("XMPP_PASSWORD"), required("MFR_ROOM"), os.environ.get("AGENT_NICK", "MinimalAgent"))
+    nick = os.environ.get("AGENT_NICK", "MinimalAgent")
+    agent = MinimalAgent(f"{required('XMPP_USERNAME')}@{required('XMPP_DOMAIN')}/{nick}", required("XMPP_PASSWORD"),
+                         required("MFR_ROOM"), nick, os.environ.get("AGENT_START_WRONG") == "1")
     loop = agent.loop
     done = asyncio.Event()
     agent.add_event_handler("disconnected", lambda _e: done.set())
@@ -149,7 +171,11 @@ def main():
     # XMPP_PLAIN=1: a local server without TLS, as the project's throw-away Prosody is
     # (SCRAM still protects the password); everywhere else STARTTLS is required.
     plain = os.environ.get("XMPP_PLAIN") == "1"
-    agent.connect((service.hostname, service.port or 5222), force_starttls=not plain, disable_starttls=plain)
+    port = service.port or 5222
+    # slixmpp 1.8 looks a host name up again before connecting and takes the port from its
+    # default_port (5222), not from the address: without both, localhost:15222 goes to 5222.
+    agent.default_port = port
+    agent.connect(address=(service.hostname, port), force_starttls=not plain, disable_starttls=plain)
     loop.run_until_complete(done.wait())
 
 
