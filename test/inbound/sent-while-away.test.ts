@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { Admission } from "../../src/inbound/admit.js";
-import type { InboundContext } from "../../src/inbound/context.js";
 import { HeardOnce } from "../../src/inbound/heard-once.js";
 import { InboundPipeline } from "../../src/inbound/pipeline.js";
 import { KeptOnce, MAX_ANSWERED_LATE_MS, UntilBack } from "../../src/inbound/sent-while-away.js";
