@@ -14,6 +14,7 @@ import { startTestEjabberd, type LocalEjabberd } from "../support/ejabberd.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody, type LocalProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK, negotiation } from "../support/room-kit.js";
+import { xml } from "../../src/xmpp/stanza.js";
 
 const { server, afterThis } = useTestProsody();
 const HELP = `${COORDINATOR_NICK} runs Model-First Reasoning sessions.`;
@@ -130,6 +131,33 @@ describe("a 1:1 command sent while the coordinator is away", () => {
     expect(started).toMatch(new RegExp(`^Started \\S+ in ${room.replace(/[.]/g, "\\.")}\\.$`));
     const sessionId = /^Started (\S+) in /.exec(started)?.[1];
     await alice.waitForMessage(negotiation("ModelContributionRequest", sessionId), 10_000);
+  }, 90_000);
+
+  it("a resource of the account with a negative priority (as a fleet's standby has) is given nothing: the command is kept for the coordinator", async () => {
+    const room = uniqueRoom(server());
+    const options = { server: server(), room };
+    let coordinator = await CoordinatorProcess.start(options);
+    afterThis(() => coordinator.kill());
+    const jid = `${coordinator.account.username}@${server().domain}`;
+    await coordinator.joined(room);
+    const alice = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+    afterThis(() => alice.stop());
+    await coordinator.kill();
+    await eventually(async () => !(await alice.ping(`${jid}/${coordinator.resource}`, 2000)) && !(await alice.ping(`${jid}/${coordinator.directResource}`, 2000)), "end of the killed coordinator's sessions");
+    const standby = await TestPeer.connect({ ...peerOptions(server(), coordinator.account), resource: "standby", available: false });
+    afterThis(() => standby.stop());
+    const reflected = standby.waitForPresence((p) => p.attrs.from === standby.jid);
+    await standby.sendRaw(xml("presence", {}, xml("priority", {}, "-1")));
+    await reflected;
+    await alice.sendChat(jid, "help");
+    expect(await alice.ping(server().domain)).toBe(true);
+    await sleep(300);
+    expect(standby.messages.filter((m) => m.body !== undefined)).toEqual([]);
+    coordinator = await coordinator.restart(options);
+    const late = await alice.waitForMessage((m) => m.from.startsWith(`${jid}/`) && m.type === "chat", 30_000);
+    expect((late.body ?? "").split("\n")[0]).toMatch(LATE);
+    expect(late.from).not.toBe(standby.jid);
+    expect(standby.messages.filter((m) => m.body !== undefined)).toEqual([]);
   }, 90_000);
 
   describe("on ejabberd 23.01 (mod_offline, as ejabberd/ejabberd.yml loads it)", () => {
