@@ -131,6 +131,8 @@ describe("a 1:1 command sent while the coordinator is away", () => {
     expect(started).toMatch(new RegExp(`^Started \\S+ in ${room.replace(/[.]/g, "\\.")}\\.$`));
     const sessionId = /^Started (\S+) in /.exec(started)?.[1];
     await alice.waitForMessage(negotiation("ModelContributionRequest", sessionId), 10_000);
+    // Stopped in order, so that what it sent is recorded for the replay check below (on PostgreSQL the records are written behind).
+    expect((await coordinator.terminate()).code).toBe(0);
   }, 90_000);
 
   it("a resource of the account with a negative priority (as a fleet's standby has) is given nothing: the command is kept for the coordinator", async () => {
