@@ -67,10 +67,6 @@ export class UntilBack {
 
   constructor(private readonly capacity = MAX_WAITING_SENT_WHILE_AWAY) {}
 
-  get isBack(): boolean {
-    return this.state === "back";
-  }
-
   /** Resolves true when the message may go on (at once when we are back), false when it is dropped. */
   wait(): Promise<boolean> {
     if (this.state === "back") return Promise.resolve(true);
