@@ -11,6 +11,8 @@
 --   gc, min_wait           a busy room's throughput (see local.cfg.lua for the figures)
 --   muc_mam, muc_keep_protocol  what a room says while the coordinator restarts is given
 --                          back to it (docs/operating.md, "Across an absence")
+--   offline                loaded (the default): 1:1 commands sent while it restarts are
+--                          kept for it and answered when it is back
 
 admins = { }
 interfaces = { "*" }
@@ -28,7 +30,9 @@ log = { { levels = { min = "info" }, to = "console" } }
 modules_enabled = {
   "roster"; "saslauth"; "disco"; "ping"; "posix"; "time"; "version"; "uptime";
 }
-modules_disabled = { "s2s"; "s2s_auth_certs"; "offline" }
+-- mod_offline stays loaded (Prosody's default): a 1:1 command sent to the coordinator while
+-- it restarts is kept and answered when it is back; disabled, such a command is lost.
+modules_disabled = { "s2s"; "s2s_auth_certs" }
 -- The project's own module (prosody/modules, mounted by compose.yaml).
 plugin_paths = { "/etc/prosody/mfr-modules" }
 

@@ -61,7 +61,11 @@ admins = { "admin@localhost" }
 modules_enabled = {
   "roster"; "saslauth"; "disco"; "ping"; "register"; "posix"; "time"; "version"; "uptime";
 }
-modules_disabled = { "s2s"; "s2s_auth_certs"; "offline" }
+-- mod_offline (XEP-0160) is loaded, as Prosody loads it by default: a 1:1 command sent to
+-- the coordinator's bare JID while it is down (a restart, a kill -9) is kept, and handed to
+-- it, stamped, when it comes back; it answers then (docs/operating.md, "Across an absence").
+-- Without it the server refuses such a message (service-unavailable) and it is lost.
+modules_disabled = { "s2s"; "s2s_auth_certs" }
 -- (The config sandbox has no `table` library: the list is written out twice.)
 if ENV_PROSODY_SMACKS == "1" then
   modules_enabled = {

@@ -28,6 +28,7 @@ import { SessionMetrics } from "./ops/session-metrics.js";
 import { startWebView, type RunningWebView } from "./web/index.js";
 import type { ReplyTarget } from "./inbound/context.js";
 import { InboundPipeline } from "./inbound/pipeline.js";
+import { UntilBack } from "./inbound/sent-while-away.js";
 import { Replies } from "./inbound/replies.js";
 import { embeddedStore, type CoordinatorStore } from "./wiring/coordinator-store.js";
 import { OurRooms } from "./wiring/our-rooms.js";
@@ -86,6 +87,8 @@ export class Coordinator {
   private readonly keepAlive: Periodic;
   private readonly models: ModelWorker;
   private readonly replies: Replies;
+  /** 1:1 messages our server kept for us while we were away wait here until the rooms are caught up on. */
+  private readonly untilBack = new UntilBack();
   private web: RunningWebView | undefined;
   private firstCatchUpTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -155,6 +158,7 @@ export class Coordinator {
       chooser: this.chooser,
       metrics: this.metrics,
       outlet: this.replies,
+      untilBack: this.untilBack,
     });
     this.catchUp = new RoomCatchUp({
       heard,
@@ -178,6 +182,10 @@ export class Coordinator {
         clearTimeout(this.firstCatchUpTimer);
         const tail = this.sessions.sendRestoredTail(carried);
         if (tail.sent + tail.skipped > 0) this.log.info(tail, "the rooms are caught up on; what a crash kept from going out is sent");
+        // Now a late mfr-status tells what the rooms said meanwhile, and a late mfr-start finds us in the room.
+        const late = this.untilBack.back();
+        if (late.waited > 0) this.log.info({ messages: late.waited }, "answering the 1:1 messages sent while we were away");
+        if (late.dropped > 0) this.log.warn({ dropped: late.dropped }, "too many 1:1 messages sent while we were away waited for the rooms; the rest were not answered");
       },
     });
   }
@@ -254,6 +262,8 @@ export class Coordinator {
   /** Stops the timers and the model worker, leaves the rooms and closes the stream. */
   async stop(): Promise<void> {
     this.stopped = true;
+    const unanswered = this.untilBack.close();
+    if (unanswered > 0) this.log.warn({ messages: unanswered }, "stopping before the rooms were caught up on: 1:1 messages sent while we were away are not answered");
     this.retention?.stop();
     clearTimeout(this.firstCatchUpTimer);
     // Heard until now: the next start asks the rooms for what they say from here on.

@@ -25,6 +25,8 @@ export const wording = {
   proposalTooLarge: (bytes: number, max: number) =>
     `your proposal is ${formatBytes(bytes)} as I would pass it on in the SessionComplete; the most I can show is ${formatBytes(max)}. It was not accepted; an earlier proposal of yours stands. Send a shorter one (a plan and a short message).`,
   noClarification: () => `No session is waiting for you to choose agents.`,
+  /** Heads the answer to a 1:1 command our server kept for us while we were away (inbound/context.ts). */
+  sentWhileAway: (at: number) => `(You sent this at ${clock(Math.min(at, Date.now()))} UTC, while I was away; answering now.)`,
   /** Said once per live session when the room's history cannot reach back to what was last heard (shell/catch-up.ts). */
   mayHaveMissed: (sessionId: string, from: number, to: number) =>
     `${sessionId}: I may have missed messages in this room between ${clock(from)} and ${clock(to)} (UTC); agents that answered then, please send again.`,

@@ -2,8 +2,10 @@
  * The first stage: whether a stanza is input at all, and whether it may come in now.
  * Not input: our own echoes, errors, notices, a room's message on the direct line, the copy
  * of a 1:1 message the server gave to both lines, a message with neither body nor payload,
- * and a room message already taken in. Refused, and counted: a sender over the flood limit,
- * a stanza over the size limit, a protocol message outside the rooms where agents work.
+ * a room message already taken in, and a 1:1 message our server kept for us while we were
+ * away that is more than a day old or came twice (./sent-while-away.ts). Refused, and
+ * counted: a sender over the flood limit, a stanza over the size limit, a protocol message
+ * outside the rooms where agents work.
  */
 import type { Logger } from "pino";
 import { decodeMessage } from "../protocol/codec.js";
@@ -19,6 +21,7 @@ import type { Rooms } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
 import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
 import type { HeardOnce } from "./heard-once.js";
+import { KeptOnce } from "./sent-while-away.js";
 
 /** What admitting needs: the rooms, the limits, the log of what was heard, and where refusals are counted and answered. */
 export interface AdmitOptions {
@@ -43,6 +46,8 @@ export class Admission {
   /** The same limit for what rooms give back after an absence, counted at the rooms' stamps. */
   private readonly caughtUpFlood: FloodGuard;
   private readonly onceAcrossLines = new OnceAcrossLines();
+  /** 1:1 messages our server kept for us while we were away: each taken in once, none too old. */
+  private readonly keptOnce = new KeptOnce();
 
   constructor(private readonly options: AdmitOptions) {
     this.flood = new FloodGuard(options.limits.messagesPerMinute);
@@ -76,6 +81,19 @@ export class Admission {
     }
     const decoded = decodeMessage(stanza);
     if (!decoded.body && !decoded.payload) return "ignored"; // chat states, receipts…
+    if (message.kind === "direct" && message.storedAt !== undefined) {
+      const sentAt = new Date(message.storedAt).toISOString();
+      const verdict = this.keptOnce.verdict(message, now());
+      if (verdict === "too-old") {
+        log.info({ from: message.from, id: stanza.attrs.id, sentAt, line }, "1:1 message sent while we were away is more than a day old; not answered");
+        return "ignored";
+      }
+      if (verdict === "copy") {
+        log.info({ from: message.from, id: stanza.attrs.id, sentAt, line }, "1:1 message sent while we were away came again; dropped");
+        return "duplicate";
+      }
+      log.info({ from: message.from, id: stanza.attrs.id, sentAt, line }, "1:1 message sent while we were away; the server kept it for us");
+    }
     // Said in a room: taken in once, however often the room gives it (shell/heard.ts).
     const heard = message.kind === "room" ? heardOf(message.room, message.nick, stanza, typeof stamp === "number" ? stamp : now(), typeof stamp === "number") : undefined;
     if (heard && !this.options.heardOnce.firstTake(heard)) {

@@ -5,6 +5,7 @@
  * what standing), and answer only through it, never by reaching back to the entry.
  */
 import type { OccupantFacts } from "../catalog/catalog.js";
+import { wording } from "../chat/wording.js";
 import type { DecodedMessage } from "../protocol/codec.js";
 import type { Heard } from "../shell/heard.js";
 import type { Sender } from "../shell/sender.js";
@@ -89,17 +90,32 @@ export interface ContextFacts {
   sender: Sender;
 }
 
-/** Makes the context of an admitted message: a reply goes back the way the message came. */
+/** When a 1:1 message was sent, if our server kept it for us while we were away (xmpp/inbound.ts); undefined for one that came live. */
+export function sentWhileAway(ctx: Pick<InboundContext, "message">): number | undefined {
+  return ctx.message.kind === "direct" ? ctx.message.storedAt : undefined;
+}
+
+/**
+ * Makes the context of an admitted message: a reply goes back the way the message came. The
+ * first answer to a message sent while we were away says so, and when it was sent.
+ */
 export function inboundContext(facts: ContextFacts, outlet: ReplyOutlet): InboundContext {
   const { message, line } = facts;
   const replyTo: ReplyTarget = message.kind === "room" ? { kind: "room", room: message.room } : { kind: "direct", to: message.from, onDirectLine: line === "direct-line" };
+  let late = message.kind === "direct" ? message.storedAt : undefined;
+  const answer = (text: string): string => {
+    if (late === undefined) return text;
+    const note = wording.sentWhileAway(late);
+    late = undefined;
+    return `${note}\n${text}`;
+  };
   return {
     ...facts,
     replyTo,
-    reply: (text) => outlet.to(replyTo, text),
+    reply: (text) => outlet.to(replyTo, answer(text)),
     replyPrivately: (text) => {
       const via = message.kind === "room" ? { room: message.room, nick: message.nick } : message.viaRoom;
-      return via ? outlet.privately(via, text, facts.sender.label) : outlet.to(replyTo, text);
+      return via ? outlet.privately(via, text, facts.sender.label) : outlet.to(replyTo, answer(text));
     },
     sayIn: (room, text) => outlet.sayIn(room, text),
   };

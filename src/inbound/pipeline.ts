@@ -2,7 +2,8 @@
  * Every inbound stanza, through one pipeline: dispatch (presence to the rooms, a room's
  * history and what waits for it to the catch-up), then for each message admit, read,
  * identify and route, in that order, inside one error boundary. A room message is taken in
- * once, and noted as taken when its handling ends, however it ends.
+ * once, and noted as taken when its handling ends, however it ends. A 1:1 message our server
+ * kept for us while we were away waits, once admitted, until we are back (./sent-while-away.ts).
  */
 import type { Logger } from "pino";
 import type { AgentChooser } from "../shell/agent-chooser.js";
@@ -15,12 +16,13 @@ import type { Rooms } from "../xmpp/rooms.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
 import { AVAILABLE_COMMANDS } from "../commands/registry.js";
 import { Admission } from "./admit.js";
-import type { Arrival, InboundContext, ReplyOutlet } from "./context.js";
+import { sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
 import { ErrorBoundary } from "./error-boundary.js";
 import { HeardOnce } from "./heard-once.js";
 import { Identification } from "./identify.js";
 import { readMessage, type ReadOptions } from "./read.js";
 import { routeMessage, type RouteOptions } from "./route.js";
+import type { UntilBack } from "./sent-while-away.js";
 import type { InboundStage } from "./stages.js";
 
 /** Everything the stages need, given once by the entry (src/coordinator.ts). */
@@ -42,6 +44,8 @@ export interface PipelineOptions {
   chooser: AgentChooser;
   metrics: Pick<OperationsMetrics, "refused" | "inboundError">;
   outlet: ReplyOutlet;
+  /** Until when 1:1 messages kept for us while we were away wait (the entry opens it once the rooms are caught up on); by default they never wait. */
+  untilBack?: Pick<UntilBack, "wait">;
 }
 
 /** The stages in order, inside one error boundary; see the top of this file. */
@@ -52,6 +56,7 @@ export class InboundPipeline {
   private readonly identification: Identification;
   private readonly reading: ReadOptions;
   private readonly routing: RouteOptions;
+  private readonly untilBack: Pick<UntilBack, "wait">;
 
   constructor(private readonly options: PipelineOptions) {
     const { config, log, now, rooms, sessions, chooser, metrics } = options;
@@ -59,6 +64,7 @@ export class InboundPipeline {
     const refused = metrics.refused.bind(metrics);
     this.boundary = new ErrorBoundary({ log, count: (stage) => metrics.inboundError(stage) });
     this.heardOnce = new HeardOnce(options.heard, log, options.readonlyStore);
+    this.untilBack = options.untilBack ?? { wait: () => Promise.resolve(true) };
     this.admission = new Admission({ ...options, heardOnce: this.heardOnce, limits: config.limits, refused });
     this.identification = new Identification({ ...config, primaryRoom, rooms, chooser, refused, log, now });
     this.reading = { primaryRoom, ownNick: (room) => (room === undefined ? config.nick : (rooms.nickIn(room) ?? config.nick)), sessions, chooser, log };
@@ -100,6 +106,11 @@ export class InboundPipeline {
         }
         ctx = entry;
         try {
+          if (sentWhileAway(entry) !== undefined && !(await this.untilBack.wait())) {
+            // Counted in the one line said when we are back, or when we stop (src/coordinator.ts).
+            this.options.log.debug({ from: entry.sender.label, id: arrival.stanza.attrs.id }, "1:1 message sent while we were away not answered: too many wait, or we are stopping");
+            return;
+          }
           if (!(await this.admission.limit(entry))) return;
           stage = "read";
           const read = readMessage(entry, this.reading);

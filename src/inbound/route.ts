@@ -3,6 +3,8 @@
  * command to its handler in the registry; a command with wrong arguments to its usage; a
  * debate line to the session being debated; something said as a command that is none to
  * the answer naming the nearest command (addressed by nick in the room); chatter nowhere.
+ * Of what a person sent 1:1 while we were away, only commands are answered: a word that is
+ * none, answered a day later, would only puzzle them.
  */
 import type { Logger } from "pino";
 import { wording } from "../chat/wording.js";
@@ -10,7 +12,7 @@ import type { CommandScope } from "../commands/command.js";
 import { runCommand } from "../commands/registry.js";
 import type { SessionHost } from "../shell/session-host.js";
 import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
-import type { IdentifiedContext } from "./context.js";
+import { sentWhileAway, type IdentifiedContext } from "./context.js";
 
 /** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
 export interface RouteOptions {
@@ -36,6 +38,11 @@ export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions
       await ctx.reply(wording.usage(reading.misuse));
       return;
     case "unknown": {
+      const sentAt = sentWhileAway(ctx);
+      if (sentAt !== undefined) {
+        options.log.info({ sender: ctx.sender.label, sentAt: new Date(sentAt).toISOString() }, "1:1 message sent while we were away is no command; not answered");
+        return;
+      }
       // Answered every time: a person who keeps mistyping is told each time; only the flood guard bounds how often.
       const text = wording.unknownCommand(reading.unknown.word, reading.unknown.suggestion);
       await ctx.reply(ctx.replyTo.kind === "room" ? `${ctx.sender.name}: ${text}` : text);

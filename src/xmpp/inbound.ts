@@ -1,3 +1,4 @@
+import { stampSignedBy } from "./room-history.js";
 import type { Rooms } from "./rooms.js";
 import { NS_DELAY, bareJid, splitJid, type Element } from "./stanza.js";
 
@@ -19,6 +20,12 @@ export interface DirectMessage {
   bareFrom: string;
   /** Set when the message came through a room (`room@service/nick`). */
   viaRoom: { room: string; nick: string } | undefined;
+  /**
+   * When our own server took the message in for us while no resource of ours could have it
+   * (offline storage, XEP-0160), by the XEP-0203 stamp it put on it when it gave it to us;
+   * undefined for a message that reached us live.
+   */
+  storedAt: number | undefined;
   stanza: Element;
 }
 
@@ -28,9 +35,13 @@ export type InboundMessage = RoomMessage | DirectMessage;
 export type Ignored = { ignored: "no-sender" | "error" | "delayed" | "self-echo" | "room-notice" | "unknown-room" | "headline" };
 
 /**
- * Classifies a message stanza. Our own echoes, errors and room notices are not input, nor is
- * a delayed message (XEP-0203) unless it is one the room gave back as its history at our
- * join (`fromHistory`: shell/catch-up.ts takes those in, counted at the room's stamp).
+ * Classifies a message stanza. Our own echoes, errors and room notices are not input. A
+ * delayed message (XEP-0203) from a room, said there or through it, is not input either,
+ * unless it is one the room gave back as its history at our join (`fromHistory`:
+ * shell/catch-up.ts takes those in, counted at the room's stamp). A 1:1 message from a
+ * person's or an agent's JID is input, delayed or not: one our own server stamped (its
+ * domain signs the delay) is one it kept for us while we were away, and carries that stamp
+ * as `storedAt`; a delay anyone else put on it says nothing about our absence.
  */
 export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: string | undefined, fromHistory = false): InboundMessage | Ignored {
   const from = stanza.attrs.from ? String(stanza.attrs.from) : "";
@@ -38,12 +49,14 @@ export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: strin
   const type = String(stanza.attrs.type ?? "normal");
   if (type === "error") return { ignored: "error" };
   if (type === "headline") return { ignored: "headline" };
-  if (!fromHistory && stanza.getChild("delay", NS_DELAY)) return { ignored: "delayed" };
+  const delayed = !fromHistory && stanza.getChild("delay", NS_DELAY) !== undefined;
 
   const { bare, resource } = splitJid(from);
   const fromRoom = rooms.isRoom(bare);
 
   if (type === "groupchat") {
+    // A room's history outside our join (or a sender's claim of one) is never live input.
+    if (delayed) return { ignored: "delayed" };
     if (!fromRoom) return { ignored: "unknown-room" };
     if (resource === undefined || resource === "") return { ignored: "room-notice" };
     const room = bare.toLowerCase();
@@ -53,9 +66,13 @@ export function classifyMessage(stanza: Element, rooms: Rooms, ownBareJid: strin
   }
 
   if (fromRoom) {
+    // A room keeps no private messages for us: a delayed one is nothing we missed.
+    if (delayed) return { ignored: "delayed" };
     if (resource === undefined || resource === "") return { ignored: "room-notice" };
-    return { kind: "direct", from, bareFrom: bare.toLowerCase(), viaRoom: { room: bare.toLowerCase(), nick: resource }, stanza };
+    return { kind: "direct", from, bareFrom: bare.toLowerCase(), viaRoom: { room: bare.toLowerCase(), nick: resource }, storedAt: undefined, stanza };
   }
   if (ownBareJid && bareJid(from) === ownBareJid) return { ignored: "self-echo" };
-  return { kind: "direct", from, bareFrom: bareJid(from), viaRoom: undefined, stanza };
+  const ownServer = ownBareJid ? ownBareJid.slice(ownBareJid.indexOf("@") + 1) : undefined;
+  const storedAt = delayed && ownServer ? stampSignedBy(stanza, ownServer) : undefined;
+  return { kind: "direct", from, bareFrom: bareJid(from), viaRoom: undefined, storedAt, stanza };
 }

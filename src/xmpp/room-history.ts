@@ -30,12 +30,20 @@ export function joinHistory(request: HistoryRequest): Element {
  * sender put in, so a sender's forged delay, signed or not, is never the last one.
  */
 export function roomStampOf(stanza: Element, roomJid: string): number | undefined {
-  const room = bareJid(roomJid);
+  return stampSignedBy(stanza, roomJid);
+}
+
+/**
+ * The last XEP-0203 `<delay>` stamp (epoch ms) signed by `signer` (a room, or our own server's
+ * domain for a message it kept for us while we were away), or undefined.
+ */
+export function stampSignedBy(stanza: Element, signer: string): number | undefined {
+  const by = bareJid(signer);
   let stamp: number | undefined;
   for (const child of stanza.getChildren("delay", NS_DELAY)) {
     const from = child.attrs.from ? bareJid(String(child.attrs.from)) : "";
     const at = Date.parse(String(child.attrs.stamp ?? ""));
-    if (from === room && Number.isFinite(at)) stamp = at;
+    if (from === by && Number.isFinite(at)) stamp = at;
   }
   return stamp;
 }

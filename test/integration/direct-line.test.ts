@@ -125,7 +125,8 @@ describe("the direct line", () => {
 
   // Not in a fleet: there every room connection has a negative priority, so that 1:1 chat
   // reaches the primary unit owner's direct line only (src/fleet/room-units.ts); with that
-  // line down or turned off the server refuses 1:1 chat to the bare JID (service-unavailable).
+  // line down or turned off the server keeps 1:1 chat to the bare JID for later (mod_offline),
+  // and the direct line answers it when it is back (test/integration/sent-while-away.test.ts).
   it.skipIf(onPostgres)("when the direct line is down, or turned off with xmpp:directLine false, the room connection answers 1:1 chat", async () => {
     const first = await startCoordinator();
     await until(() => first.coordinator.directLine?.online === true, "direct line");

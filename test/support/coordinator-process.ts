@@ -285,8 +285,8 @@ export class CoordinatorProcess {
    * Resolves once 1:1 chat sent to the account's bare JID reaches this coordinator. On its
    * SQLite file at once: its room connection takes such chat until the direct line is up.
    * As a fleet instance once the direct line is open: every other connection of a fleet has
-   * a negative priority (fleet/room-units.ts), so until then the server refuses such chat
-   * (service-unavailable).
+   * a negative priority (fleet/room-units.ts), so until then the server keeps such chat as
+   * offline messages, answered late (marked so) once the direct line is up.
    */
   async takesOneToOneChat(timeoutMs = 10_000): Promise<void> {
     if (this.databaseUrl === undefined) return;

@@ -257,7 +257,7 @@ export class TestPeer {
       await xmpp.start();
       if (options.available !== false) {
         // Wait for the server to reflect our presence: until it has processed it, chats
-        // to our bare JID bounce (no available resource, and offline storage is off).
+        // to our bare JID are not delivered live (the server keeps them as offline messages).
         const self = xmpp.jid?.toString() ?? "";
         const reflected = peer.presenceInbox.wait((p) => p.attrs.from === self && !p.attrs.type, 5000, () =>
           `waiting for the server to reflect ${self}'s initial presence`,

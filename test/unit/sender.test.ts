@@ -29,7 +29,7 @@ function roomsWith(...occupants: Array<{ room: string; nick: string; role?: stri
 }
 
 const inRoom = (room: string, nick: string): InboundMessage => ({ kind: "room", room, nick, realJid: undefined, stanza: xml("message", { from: `${room}/${nick}`, type: "groupchat" }) });
-const direct = (from: string): InboundMessage => ({ kind: "direct", from, bareFrom: from.split("/")[0] ?? from, viaRoom: undefined, stanza: xml("message", { from, type: "chat" }) });
+const direct = (from: string): InboundMessage => ({ kind: "direct", from, bareFrom: from.split("/")[0] ?? from, viaRoom: undefined, storedAt: undefined, stanza: xml("message", { from, type: "chat" }) });
 
 describe("senderOf", () => {
   it("a room occupant: identity from the room, named by nick, labelled with what is behind the nick", () => {
