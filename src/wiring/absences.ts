@@ -28,6 +28,7 @@ export interface RoomKeeping {
   note: string;
 }
 
+/** What the rooms say of keeping agents' protocol messages, and absences handed to the sessions (see the module comment). */
 export class Absences {
   private readonly keeping = new Map<string, ProtocolKeeping>();
 

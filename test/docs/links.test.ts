@@ -128,7 +128,7 @@ function codeOf(text: string): string[] {
 }
 
 /** npm's own commands the docs may name; `start` and `test` also need their script. */
-const NPM_COMMANDS = new Set(["ci", "install", "pack", "prune", "run", "start", "test"]);
+const NPM_COMMANDS = new Set(["ci", "install", "install-scripts", "pack", "prune", "run", "start", "test"]);
 
 const SCRIPTS = new Set(Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts));
 
