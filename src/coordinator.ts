@@ -4,7 +4,6 @@
  * order. It decides nothing about a message itself.
  */
 import type { Logger } from "pino";
-import { STATUS_MARK } from "./session/report.js";
 import { wording } from "./chat/wording.js";
 import type { Config } from "./config/schema.js";
 import type { ModelWorker } from "./model/model-worker.js";
@@ -174,7 +173,7 @@ export class Coordinator {
       rooms: () => this.rooms.roomJids(),
       // A gap that cannot be closed, said once per live session in the room where it was.
       tellGap: async (room, from, to) => {
-        for (const session of this.sessions.liveSessions()) await this.reply({ kind: "room", room }, `${STATUS_MARK}${wording.mayHaveMissed(session.id, from, to)}`);
+        for (const session of this.sessions.liveSessions()) await this.reply({ kind: "room", room }, wording.mayHaveMissed(session.id, from, to));
       },
       onCaughtUp: (_room, taken) => this.metrics.caughtUp(taken),
       onAbsence: (room, absence) => this.absences.absent(room, absence),

@@ -3,7 +3,6 @@
  * what each can do, and on what evidence. The shell's voice, marked as status since it names agents.
  */
 import type { EvidenceKind, ListedAgent } from "../catalog/catalog.js";
-import { STATUS } from "../session/selection-report.js";
 import { plural } from "../session/text.js";
 
 const EVIDENCE_WORDS: Record<EvidenceKind, string> = {
@@ -29,10 +28,10 @@ export const MAX_LISTED_AGENTS = 20;
  */
 export function agentsListing(agents: readonly ListedAgent[]): string {
   if (agents.length === 0) {
-    return `${STATUS}No agents known yet: no peer profiles were loaded, and nobody else is in the room.`;
+    return `No agents known yet: no peer profiles were loaded, and nobody else is in the room.`;
   }
   const present = agents.filter((a) => a.present).length;
-  const lines = [`${STATUS}Agents: ${present} in the room, ${agents.length - present} known but away.`];
+  const lines = [`Agents: ${present} in the room, ${agents.length - present} known but away.`];
   for (const agent of agents.slice(0, MAX_LISTED_AGENTS)) lines.push(agentLine(agent));
   const more = agents.length - MAX_LISTED_AGENTS;
   if (more > 0) lines.push(`… and ${more} more`);

@@ -61,8 +61,9 @@ export function parseCommand(body: string, options: ParseOptions): ParseResult {
 
 /** A 1:1 message, or a line addressed to us, that is no command: its first word and the nearest command word. */
 function unknownCommand(text: string): ParseResult {
-  // By code point, so that shortening never leaves half of a surrogate pair.
-  const word = Array.from(text.split(/\s+/)[0] ?? "").slice(0, 30).join("");
+  // By code point, so that shortening never leaves half of a surrogate pair; the punctuation
+  // that follows a word in a sentence ("hello, what can you do?") is not part of it.
+  const word = Array.from((text.split(/\s+/)[0] ?? "").replace(/[,.;:!?]+$/u, "")).slice(0, 30).join("");
   if (word === "") return { notACommand: true };
   return { unknown: { word, suggestion: suggestCommand(word) } };
 }

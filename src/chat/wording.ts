@@ -3,6 +3,7 @@
  * report. Kept together so the coordinator speaks with one voice.
  */
 import type { CommandMisuse } from "./commands.js";
+import { NBSP } from "../session/text.js";
 import { replaceXmlForbiddenChars } from "../xmpp/xml-chars.js";
 
 export const wording = {
@@ -39,10 +40,11 @@ export const wording = {
         : "Who is who: this room shows me neither occupant ids nor real JIDs, so I go by nicks: a nick that leaves and comes back counts as someone new and cannot replace what it sent before. Occupant ids (XEP-0421) on the server, or making me a moderator, makes this stronger.",
 };
 
+/** "512 B", "1.5 KiB", "2.0 MiB", a no-break space between number and unit (session/text.ts NBSP). */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes < 1024) return `${bytes}${NBSP}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}${NBSP}KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)}${NBSP}MiB`;
 }
 
 /** An instant as the room reads it: `10:02:03`, UTC (the date too when it is not today's). */

@@ -5,7 +5,6 @@
 import type { Command, CommandName } from "../chat/commands.js";
 import type { IdentifiedContext } from "../inbound/context.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import { STATUS_MARK } from "../session/report.js";
 import type { AgentChooser } from "../shell/agent-chooser.js";
 import type { SessionHost } from "../shell/session-host.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
@@ -28,7 +27,3 @@ export interface CommandScope {
 /** Carries out one command, taken from someone whose standing allows it (inbound/identify.ts). */
 export type CommandHandler<N extends CommandName = CommandName> = (command: Extract<Command, { name: N }>, ctx: IdentifiedContext, scope: CommandScope) => Promise<void>;
 
-/** Status said in the room names agents: marked, so existing agents and Chairs skip it (docs/protocol.md, "Addressing"). */
-export function asStatus(ctx: IdentifiedContext, text: string): string {
-  return ctx.replyTo.kind === "room" ? `${STATUS_MARK}${text}` : text;
-}

@@ -1,6 +1,6 @@
-import { asStatus, type CommandHandler } from "./command.js";
+import type { CommandHandler } from "./command.js";
 
 /** `mfr-list`: the sessions, newest first; marked as status in the room. */
 export const list: CommandHandler<"list"> = async (_command, ctx, scope) => {
-  await ctx.reply(asStatus(ctx, scope.sessions.listText()));
+  await ctx.reply(scope.sessions.listText());
 };

@@ -100,7 +100,13 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const complete = await alice.waitFor((l) => l.payload?.messageType === MessageType.SessionComplete, SESSION_TIMEOUT_MS);
     const sessionId = String(complete.payload?.json?.sessionId ?? "");
     const status = String(complete.payload?.json?.status ?? "");
-    // The room's last line is the SessionComplete's body, the short summary; the full one travels in its payload.
+    // What a person asks next: the session's detail and the list, answered in the room.
+    await alice.say(`mfr-status ${sessionId}`);
+    await alice.waitFor((l) => l.nick === "Coordinator" && l.at > complete.at && l.text.includes(sessionId) && !l.payload, 10_000);
+    const asked = alice.lines.length;
+    await alice.say("mfr-list");
+    await alice.waitFor((l) => l.nick === "Coordinator" && alice.lines.indexOf(l) >= asked && !l.payload, 10_000);
+    // The room's last session line is the SessionComplete's body, the short summary; the full one travels in its payload.
     print("--- end of transcript ---\n");
     print(`Final summary (${status}):\n${String(complete.payload?.json?.summary ?? "")}\n`);
     print(`demo: the coordinator's log is in ${logPath}; the solver's in ${join(dir, "solver.log")}`);

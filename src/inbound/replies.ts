@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import { encodeMessage } from "../protocol/codec.js";
+import { marked } from "../session/room-lines.js";
 import { privateMessage } from "../shell/outgoing.js";
 import type { XmppConnection } from "../xmpp/connection.js";
 import type { DirectLine } from "../xmpp/direct-line.js";
@@ -30,8 +31,9 @@ export class Replies implements ReplyOutlet {
    */
   async to(target: ReplyTarget, text: string): Promise<void> {
     const { connection, directLine, log } = this.options;
+    // Every line in a room is the coordinator's status: marked (session/room-lines.ts); 1:1 chat is not.
     const stanza =
-      target.kind === "room" ? encodeMessage({ to: target.room, type: "groupchat", body: text }) : encodeMessage({ to: target.to, type: "chat", body: text });
+      target.kind === "room" ? encodeMessage({ to: target.room, type: "groupchat", body: marked(text) }) : encodeMessage({ to: target.to, type: "chat", body: text });
     const line = target.kind === "direct" && target.onDirectLine && directLine?.online ? directLine.xmpp : connection;
     const result = await line.send(stanza);
     if (result === "refused") log.error({ target }, "reply not sent: over the stanza limit");

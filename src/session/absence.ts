@@ -146,7 +146,7 @@ function repeatDebate(session: Session, from: number, to: number, deadlineAt: nu
   if (lost <= 0) return;
   const newEnd = Math.max(deadlineAt, to) + Math.min(lost, session.settings.debateTimeoutMs);
   const available = (session.selection?.room?.candidates ?? []).map((c) => c.nick);
-  s.say(debateInvitation(session.id, session.problem, available));
+  s.invite(debateInvitation(session.id, session.problem, available));
   setDeadline(session, "selection", newEnd, s);
   s.log("info", "asked again after an absence", { sessionId: session.id, window: "debate", absentMs: to - from, extendedMs: newEnd - deadlineAt, why: "what the room gave back does not reach back to before the absence" });
 }

@@ -3,7 +3,7 @@
  * summary, status and list lines. Pure functions of the session, so the core can call them.
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
-import { clip, names, plural, seconds } from "./text.js";
+import { ago, clip, clipNear, inTime, inline, names, plural, quoted, seconds } from "./text.js";
 import { namedFindings } from "./findings-line.js";
 import { missingAgents, missingProposers } from "./windows.js";
 import { formalSummaryOf, verdictWords } from "./verdicts.js";
@@ -12,7 +12,6 @@ import { goalsSatisfied, rankedProposals } from "./ranking.js";
 import type { Contribution, ContributionParts, ItemCounts, Requester, Session, ValidationFinding } from "./types.js";
 import { localName, type InformalCount } from "../formal/index.js";
 
-const SUMMARY_MAX_LINES = 15;
 
 /**
  * The typed items of a contribution or model in words, zero counts left out.
@@ -29,16 +28,12 @@ export function describeCounts(c: ItemCounts): string {
   return parts.length > 0 ? parts.join(", ") : "no typed items";
 }
 
-function contributors(session: Session): Contribution[] {
+/** A session's contributions, oldest first. */
+export function contributors(session: Session): Contribution[] {
   return Object.values(session.contributions).sort((a, b) => a.receivedAt - b.receivedAt);
 }
 
 
-/**
- * Marks a status line in the room as the coordinator's: existing agents skip lines that
- * start with it, so a line that names an agent does not wake it (docs/protocol.md, "Addressing").
- */
-export const STATUS_MARK = "[MFR] ";
 
 /** Longest line the coordinator says in the primary room; detail goes to the log room. */
 export const ROOM_LINE_MAX = 290;
@@ -47,7 +42,7 @@ export const sessionWording = {
   /** The round-1 request's body: the one line that says a session started. Names no agent. */
   requestBody: (s: Session) =>
     clip(
-      `Session ${s.id} started by ${s.startedBy.nick}: "${clip(s.problem, 150)}". Asking ${s.requestedAgents ? plural(s.requestedAgents.length, "chosen agent") : "all agents"} for model contributions, open for ${seconds(s.settings.contributionTimeoutMs)}.`,
+      `Session ${s.id} started by ${s.startedBy.nick}: ${quoted(s.problem, 150)}. Asking ${s.requestedAgents ? plural(s.requestedAgents.length, "chosen agent") : "all agents"} for model contributions, open for ${seconds(s.settings.contributionTimeoutMs)}.`,
       ROOM_LINE_MAX,
     ),
   contributionAccepted: (s: Session, c: Contribution, replaced: boolean, parts?: number) =>
@@ -107,17 +102,14 @@ export const sessionWording = {
    * they are (findings-line.ts); since it names agents, it is marked as status.
    */
   violationsBody: (s: Session, violations: number, warnings: number, fixing: number | null, findings: readonly ValidationFinding[]) => {
-    const head = clip(
-      `${STATUS_MARK}Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` and ${plural(warnings, "warning")}` : ""}; ` +
-        (fixing === null ? `no fix rounds are left (${s.settings.maxFixRounds} allowed).` : `fix round ${s.round - 1} follows.`),
-      ROOM_LINE_MAX,
-    );
     const named = namedFindings(
       s.id,
       findings.filter((f) => f.severity === "Violation"),
       (text) => readable(s, text),
     );
-    return named ? `${head} ${named}` : head;
+    const head = `Session ${s.id}: the model has ${plural(violations, "violation")}${warnings ? ` (and ${plural(warnings, "warning")})` : ""}`;
+    const next = fixing === null ? ` No fix rounds are left (${s.settings.maxFixRounds} allowed), so the session ends.` : "";
+    return `${named ? `${head}: ${named}.` : `${head}.`}${next}`;
   },
   /**
    * A fix round's request: the one line a client that shows only messages with a body (or a
@@ -169,7 +161,8 @@ function missedWindow(s: Session, kind: "contributions" | "reasoning", now: numb
   return ` It came ${seconds(Math.max(0, now - w.at))} after the ${which} closed${open}.`;
 }
 
-function phaseWords(s: Session): string {
+/** What a session is doing now, in a few words ("collecting model contributions"). */
+export function phaseWords(s: Session): string {
   switch (s.phase) {
     case "selecting":
       return s.selection?.stage === "debating"
@@ -206,7 +199,7 @@ export function contributionStallReport(s: Session): string | null {
   const window = s.round === 1 ? "contribution window" : `window of fix round ${s.round - 1}`;
   const next = Object.keys(s.contributions).length > 0 ? "validating what arrived" : "nothing to validate, so the session ends";
   return clip(
-    `${STATUS_MARK}Session ${s.id}: the ${window} closed; received from ${names(got)}${missing.length ? `, nothing from ${names(missing)}` : ""}${rejected.length ? `, unusable from ${names(rejected)}` : ""}; ${next}.`,
+    `Session ${s.id}: the ${window} closed; received from ${names(got)}${missing.length ? `, nothing from ${names(missing)}` : ""}${rejected.length ? `, unusable from ${names(rejected)}` : ""}; ${next}.`,
     ROOM_LINE_MAX,
   );
 }
@@ -244,7 +237,8 @@ export function nextStepsAfterViolations(): string {
   return "Next: fix the contributions named above and start again with mfr-start, or raise mfr:maxFixRounds.";
 }
 
-function findingLine(s: Session, f: ValidationFinding): string {
+/** A finding with the shape's full message, for mfr-status and the log room: "Violation: <message> (<item>, <path>) from <agents>". */
+export function findingLine(s: Session, f: ValidationFinding): string {
   return `${f.severity}: ${clip(f.message, 140)} (${clip(readable(s, f.focusNode), 60)}${f.path ? `, ${f.path}` : ""})${f.agents.length ? ` from ${names(f.agents)}` : ""}`;
 }
 
@@ -275,11 +269,20 @@ export function uncheckedBecause(s: Session): string | undefined {
   return formal ? "the model has no formal part" : "no formal model to check it against";
 }
 
-/** The human summary for the primary room: readable in a chat window, 15 lines at most. */
+/** Plan steps the summary lists one per line; a longer plan is counted after them (the export has it whole). */
+const PLAN_STEPS_SHOWN = 15;
+
+/**
+ * The full summary for people: the SessionComplete's `summary`, `mfr-status` of a finished
+ * session and the log room. One fact per line, a plan one step per line (a chat client
+ * wraps long lines, and step numbers must stay with their steps), the problem whole where it
+ * is of a reasonable length.
+ */
 export function sessionSummary(s: Session, now: number): string {
   const c = s.completion;
   const lines: string[] = [];
-  lines.push(`Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}: "${clip(s.problem, 100)}"`);
+  lines.push(`Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}, started by ${s.startedBy.nick}.`);
+  lines.push(`Problem: ${clipNear(s.problem, 300)}`);
   if (s.selection && s.selection.chosen.length > 0) lines.push(`Agents: ${clip(names(s.selection.chosen), 120)} (${s.selection.method}).`);
   const contribs = contributors(s);
   if (contribs.length === 0) {
@@ -295,32 +298,43 @@ export function sessionSummary(s: Session, now: number): string {
     lines.push(
       last.outcome.ok
         ? `Validation: ${last.outcome.analysis.conforms ? "sound" : "not sound"} after ${plural(last.round, "round")} (${plural(last.outcome.analysis.violations, "violation")}, ${plural(last.outcome.analysis.warnings, "warning")}).`
-        : `Validation: could not finish (${clip(last.outcome.error, 100)}).`,
+        : `Validation: could not finish (${inline(clip(last.outcome.error, 100))}).`,
     );
   }
-  const unchecked = formalSummaryOf(s.model)?.notMachineCheckable ?? [];
-  const uncheckedCount = unchecked.reduce((n, p) => n + p.count, 0);
-  if (uncheckedCount) lines.push(`Not machine-checkable: ${plural(uncheckedCount, "free-text part")} (${informalKinds(unchecked)}); plans are not checked there.`);
+  const informal = formalSummaryOf(s.model)?.notMachineCheckable ?? [];
+  const informalCount = informal.reduce((n, p) => n + p.count, 0);
+  if (informalCount) lines.push(`Not machine-checkable: ${plural(informalCount, "free-text part")} (${informalKinds(informal)}); plans are not checked there.`);
   const ranked = rankedProposals(s);
   const best = ranked[0];
   if (best && (c?.status === "solved" || (!best.verification && best.solution.success))) {
-    lines.push(`Best solution, from ${best.agent}: ${clip(best.solution.message ?? "", 120)}`);
-    const unchecked = best.verification?.verdict === "valid" ? undefined : uncheckedBecause(s);
+    const valid = best.verification?.verdict === "valid";
+    lines.push(`Best solution, from ${best.agent}: ${clipNear(best.solution.message ?? "", 160)}`);
+    const unchecked = valid ? undefined : uncheckedBecause(s);
     if (c?.status === "solved" && unchecked) lines.push(`  Not checked: ${unchecked}, so the session is solved on ${best.agent}'s own claim.`);
-    const plan = best.solution.plan ?? [];
-    if (plan.length) lines.push(`  Plan: ${clip(plan.map((step, i) => `${i + 1}. ${step}`).join("; "), 300)}`);
+    lines.push(...planLines(best.solution.plan ?? []));
     if (best.solution.bindings?.length) lines.push(`  Bindings: ${clip(best.solution.bindings.join(", "), 200)}`);
     const goals = best.solution.satisfiesGoals ?? [];
-    if (goals.length) lines.push(`  Goals claimed: ${goalsSatisfied(best)} of ${goals.length} satisfied (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
-    if (ranked.length > 1) lines.push(`Other solutions: ${ranked.length - 1}.`);
-  } else if (c?.status !== "cancelled" && s.solutionRequestedAt !== null) {
-    lines.push(`Solutions: ${ranked.length ? `${ranked.length}, none successful` : "none"}.`);
+    // Met where the plan was checked valid; otherwise what the agent claims.
+    if (goals.length) lines.push(`  Goals ${valid ? "met" : "claimed"}: ${goalsSatisfied(best)} of ${goals.length} (${clip(goals.map((g) => `${g.goal} ${g.satisfied ? "✓" : "✗"}`).join(", "), 160)})`);
+  } else if (c?.status !== "cancelled" && s.solutionRequestedAt !== null && ranked.length === 0) {
+    lines.push("Solutions: none.");
   }
-  // How each plan was judged by the coordinator's own check, one line each.
-  const checked = ranked.filter((p) => p.verification);
-  if (checked.length) lines.push("Verdicts:", ...checked.slice(0, 5).map((p) => `  ${p.agent}: ${clip(verdictWords(p), 140)}`));
+  // Every proposal, best first, as the coordinator's own check judged it.
+  if (ranked.length > 0 && (s.solutionRequestedAt !== null || c)) {
+    const shown = ranked.slice(0, 5);
+    lines.push(`Solutions, best first (${ranked.length}):`, ...shown.map((p) => `  ${p.agent}: ${clip(verdictWords(p), 140)}`));
+    if (ranked.length > shown.length) lines.push(`  … and ${ranked.length - shown.length} more`);
+  }
   if (c?.reason) lines.push(`Why: ${clip(c.reason, 300)}`);
-  return lines.slice(0, SUMMARY_MAX_LINES).join("\n");
+  return lines.join("\n");
+}
+
+/** A plan, one step per line with its number, the first PLAN_STEPS_SHOWN of them. */
+function planLines(plan: readonly string[]): string[] {
+  if (plan.length === 0) return [];
+  const shown = plan.slice(0, PLAN_STEPS_SHOWN).map((step, i) => `    ${i + 1}. ${clip(String(step), 120)}`);
+  const rest = plan.length - shown.length;
+  return [`  Plan (${plural(plan.length, "step")}):`, ...shown, ...(rest > 0 ? [`    … and ${plural(rest, "more step")} (mfr-coordinator export has them all)`] : [])];
 }
 
 /**
@@ -330,7 +344,7 @@ export function sessionSummary(s: Session, now: number): string {
  */
 export function roomSummary(s: Session, now: number): string {
   const c = s.completion;
-  const head = `${STATUS_MARK}Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}`;
+  const head = `Session ${s.id} ${c?.status ?? s.phase} after ${seconds((c?.at ?? now) - s.startedAt)}`;
   const tail = ` Details: mfr-status ${s.id}.`;
   const best = rankedProposals(s)[0];
   let outcome: string;
@@ -344,7 +358,7 @@ export function roomSummary(s: Session, now: number): string {
     const goals = best.solution.satisfiesGoals?.length ? `, ${goalsSatisfied(best)} of ${best.solution.satisfiesGoals.length} goals ${valid ? "met" : "claimed"}` : "";
     const others = s.proposals.length > 1 ? ` (${plural(s.proposals.length, "proposal")} in all)` : "";
     // The quote loses its own final stop, so the line does not end in `.".`
-    outcome = `: best solution from ${best.agent}${plan}${claim}${goals}${others}: "${clip(best.solution.message.replace(/[.!?\s]+$/, ""), 100)}".`;
+    outcome = `: best solution from ${best.agent}${plan}${claim}${goals}${others}: ${quoted(best.solution.message, 100)}.`;
   } else {
     outcome = c?.reason ? `: ${c.reason}` : ".";
   }
@@ -370,79 +384,3 @@ export function sessionDetail(s: Session, now: number): string {
   return lines.join("\n");
 }
 
-/** Answer to `mfr-status <id>`: for a finished session, its full summary. */
-export function sessionStatus(s: Session, now: number): string {
-  if (s.completion?.summary) return [s.completion.summary, ...violationLines(s)].join("\n");
-  const lines = [`Session ${s.id}: ${phaseWords(s)}. Problem: "${clip(s.problem, 120)}"`];
-  const contribs = contributors(s);
-  lines.push(`Contributors: ${contribs.length ? contribs.map((c) => `${c.agent} (${describeCounts(c.counts)})`).join("; ") : "none yet"}.`);
-  const last = s.validations[s.validations.length - 1];
-  lines.push(
-    last
-      ? last.outcome.ok
-        ? `Validation (round ${last.round}): ${last.outcome.analysis.conforms ? "sound" : "not sound"}, ${plural(last.outcome.analysis.violations, "violation")}, ${plural(last.outcome.analysis.warnings, "warning")}.`
-        : `Validation (round ${last.round}): failed (${clip(last.outcome.error, 100)}).`
-      : "Validation: not yet.",
-  );
-  lines.push(...violationLines(s));
-  if (s.phase === "reasoning") lines.push(`Proposals: ${s.proposals.length} of ${s.solvers.length} asked.`);
-  const waiting = waitingLine(s, now);
-  if (waiting) lines.push(waiting);
-  if (s.completion) lines.push(`Ended: ${s.completion.status}${s.completion.reason ? ` (${clip(s.completion.reason, 200)})` : ""}.`);
-  return lines.join("\n");
-}
-
-/** How many violations `mfr-status <id>` lists; the room line names three and points here for the rest. */
-const STATUS_VIOLATIONS = 10;
-
-/** The violations of the last validation, when it failed: what the room line's "and N more" points to. */
-function violationLines(s: Session): string[] {
-  const last = s.validations[s.validations.length - 1];
-  if (!last?.outcome.ok || last.outcome.analysis.conforms) return [];
-  const violations = last.outcome.analysis.findings.filter((f) => f.severity === "Violation");
-  const shown = violations.slice(0, STATUS_VIOLATIONS);
-  if (shown.length === 0) return [];
-  const rest = violations.length - shown.length;
-  return [
-    `Violations (round ${last.round}):`,
-    ...shown.map((f) => `  ${clip(findingLine(s, f).replace(/^Violation: /, ""), 240)}`),
-    ...(rest > 0 ? [`  … and ${rest} more.`] : []),
-  ];
-}
-
-/** What a running session waits for, from whom, and until when (the window's timeout, or a quiet period). */
-function waitingLine(s: Session, now: number): string | null {
-  if (!s.deadline) return s.phase === "validating" ? "Waiting for: a free model worker to check the model." : null;
-  const clock = new Date(s.deadline.at).toISOString().slice(11, 19);
-  const until = `until ${clock} UTC (${seconds(Math.max(0, s.deadline.at - now))} left)`;
-  const quiet = s.settings.quietPeriodMs;
-  switch (s.phase) {
-    case "collecting": {
-      const missing = missingAgents(s);
-      const answered = Object.values(s.contributions).some((c) => c.round === s.round);
-      const from = missing.length ? `contributions from ${names(missing)}` : s.expectedAgents.length ? "nothing more: everyone expected answered" : "contributions from any agent";
-      return `Waiting for: ${from}, ${until}${quiet && !answered ? `; after the first answer, ${seconds(quiet)} without a new one closes the window` : ""}.`;
-    }
-    case "reasoning": {
-      const missing = missingProposers(s);
-      return `Waiting for: solutions from ${missing.length ? names(missing) : "any solver"}, ${until}${quiet && s.proposals.length === 0 ? `; after the first proposal, ${seconds(quiet)} without a new one closes the window` : ""}.`;
-    }
-    case "validating":
-      return `Waiting for: the model check, ${until}.`;
-    case "selecting":
-      return `Waiting for: ${phaseWords(s)}, ${until}.`;
-    case "complete":
-      return null;
-  }
-}
-
-/** One line of `mfr-list`. */
-export function sessionListLine(s: Session, now: number): string {
-  const age = seconds(now - s.startedAt);
-  return `${s.id}  ${s.phase === "complete" ? (s.completion?.status ?? "complete") : phaseWords(s)}  ${age} ago  "${clip(s.problem, 60)}"`;
-}
-
-/** One line of `mfr-list` for a session that is only in the archive. */
-export function archivedListLine(a: { id: string; problem: string; status: string; startedAt: number }, now: number): string {
-  return `${a.id}  ${a.status}  ${seconds(now - a.startedAt)} ago  "${clip(a.problem, 60)}"`;
-}

@@ -5,15 +5,14 @@
  * Two rules of the room shape them (docs/protocol.md, "Addressing in the room" and "Debate with a
  * Chair"): existing agents answer any line that names them, and Chairs read every plain line
  * as debate input, but both skip lines that start with the system-status marker `[MFR] `. So
- * every line here starts with it, except the invitation, which Chairs must read. And the
- * phrases that open a debate appear in the invitation only.
+ * every line here is said with it (room-lines.ts adds it where the line is sent), except the
+ * invitation, which Chairs must read (its `say` effect is marked `forChairs`). And the phrases
+ * that open a debate appear in the invitation only.
  */
 import type { NameMapping } from "./selection-names.js";
 import type { Selection, SelectionOption, Session } from "./types.js";
 import { clip, names, seconds } from "./text.js";
 
-/** Marks a line as system status: agents and Chairs do not take it as input. */
-export const STATUS = "[MFR] ";
 
 /** Lines named per message; a room message stays readable. */
 const MAX_LINES = 12;
@@ -34,33 +33,33 @@ export function debateInvitation(sessionId: string, problem: string, available: 
 }
 
 export const selectionWording = {
-  startedAllAgents: (s: Session) => `${STATUS}Session ${s.id} started: "${clip(s.problem, 200)}".`,
+  startedAllAgents: (s: Session) => `Session ${s.id} started: "${clip(s.problem, 200)}".`,
   chosen: (s: Session, sel: Selection) =>
-    [`${STATUS}Session ${s.id}: agents chosen (${sel.method}):`, ...sel.chosen.slice(0, MAX_LINES).map((a) => `  ${a}: ${sel.reasons[a] ?? "chosen"}`)].join("\n"),
+    [`Session ${s.id}: agents chosen (${sel.method}):`, ...sel.chosen.slice(0, MAX_LINES).map((a) => `  ${a}: ${sel.reasons[a] ?? "chosen"}`)].join("\n"),
   everyone: (s: Session, agents: readonly string[], why: string) =>
     agents.length === 0
-      ? `${STATUS}Session ${s.id}: ${why}, so I ask anyone in the room who answers.`
-      : `${STATUS}Session ${s.id}: ${why}, so I ask every occupant that might be an agent: ${names(agents.slice(0, MAX_LINES * 2))}.`,
+      ? `Session ${s.id}: ${why}, so I ask anyone in the room who answers.`
+      : `Session ${s.id}: ${why}, so I ask every occupant that might be an agent: ${names(agents.slice(0, MAX_LINES * 2))}.`,
   clarification: (s: Session, why: string, options: readonly SelectionOption[]) =>
     [
-      `${STATUS}Session ${s.id} needs clarification: ${why || "I cannot tell which agents fit this problem."} Which agents should work on it?`,
+      `Session ${s.id} needs clarification: ${why || "I cannot tell which agents fit this problem."} Which agents should work on it?`,
       ...options.slice(0, MAX_LINES).map((o) => `  ${o.number}. ${o.agent}: ${o.reason}`),
       `${s.startedBy.nick}, answer with "${useExample(options.length)}" (the numbers you want) or "use all" within ${seconds(s.settings.debateTimeoutMs)}.`,
     ].join("\n"),
   approvalNeeded: (s: Session, agents: readonly string[]) => {
     const them = agents.length === 1 ? "it" : "them";
-    return `${STATUS}Session ${s.id}: ${names(agents)} ${agents.length === 1 ? "acts" : "act"} in the world (for example, executes plans) and will only be asked with a person's approval. Say "approve ${s.id}" to include ${them} or "reject ${s.id}" to leave ${them} out (${seconds(s.settings.debateTimeoutMs)}; no answer leaves ${them} out).`;
+    return `Session ${s.id}: ${names(agents)} ${agents.length === 1 ? "acts" : "act"} in the world (for example, executes plans) and will only be asked with a person's approval. Say "approve ${s.id}" to include ${them} or "reject ${s.id}" to leave ${them} out (${seconds(s.settings.debateTimeoutMs)}; no answer leaves ${them} out).`;
   },
   approvalDecided: (s: Session, agents: readonly string[], approved: boolean, by: string) =>
-    `${STATUS}Session ${s.id}: ${by} ${approved ? "approved" : "rejected"} ${names(agents)}.`,
-  approvalTimedOut: (s: Session, agents: readonly string[]) => `${STATUS}Session ${s.id}: no approval within ${seconds(s.settings.debateTimeoutMs)}; leaving ${names(agents)} out.`,
-  debateFallback: (s: Session, why: string) => `${STATUS}Session ${s.id}: ${why}; choosing agents from the room instead.`,
+    `Session ${s.id}: ${by} ${approved ? "approved" : "rejected"} ${names(agents)}.`,
+  approvalTimedOut: (s: Session, agents: readonly string[]) => `Session ${s.id}: no approval within ${seconds(s.settings.debateTimeoutMs)}; leaving ${names(agents)} out.`,
+  debateFallback: (s: Session, why: string) => `Session ${s.id}: ${why}; choosing agents from the room instead.`,
   /** One line: which name of the consensus became which agent, and which matched nobody. */
-  consensusNames: (s: Session, mapping: readonly NameMapping[]) => `${STATUS}Session ${s.id}: from the consensus, ${mapping.map(describeMapping).join("; ")}.`,
+  consensusNames: (s: Session, mapping: readonly NameMapping[]) => `Session ${s.id}: from the consensus, ${mapping.map(describeMapping).join("; ")}.`,
   /** Older logs: names the shell could not resolve. */
-  ignoredNames: (s: Session, ignored: readonly string[]) => `${STATUS}Session ${s.id}: ignoring ${names(ignored.map((n) => `"${n}"`))}: not ${ignored.length === 1 ? "an agent" : "agents"} I know.`,
+  ignoredNames: (s: Session, ignored: readonly string[]) => `Session ${s.id}: ignoring ${names(ignored.map((n) => `"${n}"`))}: not ${ignored.length === 1 ? "an agent" : "agents"} I know.`,
   departed: (s: Session, nick: string, option: number | undefined) =>
-    `${STATUS}Session ${s.id}: ${nick} left the room${option === undefined ? "; it will not be asked" : `; option ${option} is withdrawn`}.`,
+    `Session ${s.id}: ${nick} left the room${option === undefined ? "; it will not be asked" : `; option ${option} is withdrawn`}.`,
   noAgents: (why: string) => `No agents to work on the problem. ${why}`,
   noQuestionOpen: (s: Session) => `Session ${s.id} is not waiting for a choice of agents.`,
   badChoice: (s: Session, missing: readonly number[], count: number) =>
@@ -68,8 +67,8 @@ export const selectionWording = {
   nothingToApprove: (s: Session) => `Session ${s.id} is not waiting for an approval.`,
   clarificationTimedOut: (s: Session) => `Nobody chose the agents within ${seconds(s.settings.debateTimeoutMs)}, so the session could not start.`,
   /** Said by the shell before a session that cannot be debated. */
-  noChair: (chair: string) => `${STATUS}No Chair (${chair}) is in the room; choosing agents from the room.`,
-  chairBusy: (chair: string, busy: string) => `${STATUS}${chair} is already leading the debate of ${busy}; choosing agents from the room for this one.`,
+  noChair: (chair: string) => `No Chair (${chair}) is in the room; choosing agents from the room.`,
+  chairBusy: (chair: string, busy: string) => `${chair} is already leading the debate of ${busy}; choosing agents from the room for this one.`,
 };
 
 /** An answer that fits the options offered: "use 1" for one, "use 1,2" for two, "use 1,3" for more. */

@@ -62,7 +62,7 @@ export function startSelection(session: Session, input: StartInput, s: Step): vo
     if (choose.chairIdentity) selection.chairPin = { nick: choose.chair, jid: undefined, identity: choose.chairIdentity };
     selection.method = `debate led by ${choose.chair}`;
     const available = (input.room?.candidates ?? []).map((c) => c.nick);
-    s.say(choose.invitation ?? debateInvitation(session.id, session.problem, available));
+    s.invite(choose.invitation ?? debateInvitation(session.id, session.problem, available));
     setDeadline(session, "selection", s.now + session.settings.debateTimeoutMs, s);
     return;
   }

@@ -20,6 +20,10 @@ export class Step {
   say(text: string, room: "primary" | "log" = "primary"): void {
     this.emit({ kind: "say", room, text });
   }
+  /** The debate invitation: said in the primary room without the status mark, since Chairs must read it. */
+  invite(text: string): void {
+    this.emit({ kind: "say", room: "primary", text, forChairs: true });
+  }
   /** A protocol message; `body` is the line people see, left out where the next line says it. */
   broadcast(message: Broadcast, body: string | undefined): void {
     this.emit({ kind: "broadcast", message, body });

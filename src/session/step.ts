@@ -15,6 +15,7 @@ import { onAbsence } from "./absence.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
+import { seconds } from "./text.js";
 import { answerArrived, clearDeadline, closerOfDeadline, windowClosed, missingAgents, setDeadline } from "./windows.js";
 import { finishReasoning, onProposal, requestSolutions } from "./repair-rounds.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";
@@ -413,10 +414,10 @@ function onDeadline(session: Session, input: Extract<Input, { kind: "deadline" }
     case "validation": {
       session.analysingVersion = null;
       // A ModelValidationResult is always sent, also when the worker never answered.
-      const error = `the model worker did not answer within ${session.settings.validationTimeoutMs} ms`;
+      const error = `the model worker did not answer within ${seconds(session.settings.validationTimeoutMs)}`;
       session.validations.push({ round: session.round, at: s.now, outcome: { ok: false, error, timedOut: true } });
       s.broadcast(validationResult(session, null, error), `Validation of ${session.id} could not finish: ${error}`);
-      complete(session, "timed-out", `Validation did not finish within ${session.settings.validationTimeoutMs} ms.`, s);
+      complete(session, "timed-out", `Validation did not finish within ${seconds(session.settings.validationTimeoutMs)}.`, s);
       return;
     }
     case "reasoning":

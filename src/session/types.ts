@@ -486,8 +486,11 @@ export type Effect =
    * said in the primary room as `nick: text`, which is how people are addressed.
    */
   | { kind: "tell"; nick: string; text: string; privately?: true; room?: string }
-  /** Human text for the primary room (or the log room for full detail). */
-  | { kind: "say"; room: "primary" | "log"; text: string }
+  /**
+   * Human text for the primary room (or the log room for full detail), said with the status
+   * mark (room-lines.ts); `forChairs`: the debate invitation, which Chairs must read, without it.
+   */
+  | { kind: "say"; room: "primary" | "log"; text: string; forChairs?: true }
   /** Run parse + merge + validate off the event loop and answer with an `analysis` input. */
   | { kind: "analyse"; sessionId: SessionId; version: number; problem: string; contributions: Array<{ agent: string; turtle: string }> }
   /** Call back with a `deadline` input at `at` (replaces the session's previous deadline). */

@@ -8,6 +8,7 @@ import { hasFormalPart, summariseFormalModel, type FormalSummary, type Verificat
 import { checkPlan, claimedPlanOf, verdictWithoutSimulation } from "./plan-check.js";
 import type { Input, ModelAnalysis, Proposal, Session } from "./types.js";
 import { nameTable } from "./name-table.js";
+import { inline } from "./text.js";
 
 /**
  * What the core knows of a model's formal part: its summary, or, for logs written before
@@ -51,7 +52,7 @@ export function isSolved(session: Session): boolean {
   return session.proposals.some((p) => p.solution.success);
 }
 
-/** "valid, 4 steps" / "invalid at step 2: (handempty) is false" / "unverifiable: …". */
+/** "valid, 4 steps" / "invalid at step 2: (handempty) is false" / "unverifiable (the proposal has no plan to check)". */
 export function verdictWords(p: Proposal): string {
   const v = p.verification;
   if (!v) return p.solution.success ? "claims success (not checked)" : "claims failure";
@@ -59,9 +60,9 @@ export function verdictWords(p: Proposal): string {
   if (v.verdict === "valid") return `valid, ${steps === 1 ? "1 step" : `${steps} steps`}`;
   if (v.verdict === "invalid") {
     const claimed = v.refutedClaim ? " (claimed success)" : "";
-    return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : `: ${v.reason}`}${claimed}`;
+    return `invalid${v.step !== undefined ? ` at step ${v.step}` : ""}${v.failed ? `: ${v.failed} is false` : ` (${inline(v.reason)})`}${claimed}`;
   }
-  return `unverifiable: ${v.reason}`;
+  return `unverifiable (${inline(v.reason)})`;
 }
 
 /**

@@ -4,6 +4,7 @@
  * restore after a crash and the replay check all produce the same bytes for the same input.
  */
 import { createHash } from "node:crypto";
+import { asksAgents, marked } from "../session/room-lines.js";
 import type { Config, Phase } from "../config/schema.js";
 import { encodeMessage } from "../protocol/codec.js";
 import { maxStatementWireBytes, partBudget } from "../protocol/model-parts.js";
@@ -122,7 +123,9 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         // Each room gets the message built for its own address, so every copy is within the
         // stanza limit and a model in parts is complete in each room.
         for (const { room, phase } of roomsFor(type, ctx)) {
-          const built = protocolSends(effect.message, effect.body, {
+          // A request agents must act on is read unmarked; every other body is status (session/room-lines.ts).
+          const body = effect.body === undefined || asksAgents(type) ? effect.body : marked(effect.body);
+          const built = protocolSends(effect.message, body, {
             room,
             now: at,
             maxStanzaBytes: ctx.maxStanzaBytes,
@@ -142,11 +145,11 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         break;
       }
       case "say":
-        groupchat(effect.room === "primary" ? ctx.room : ctx.logRoom, effect.text, `say ${effect.room}`);
+        groupchat(effect.room === "primary" ? ctx.room : ctx.logRoom, effect.forChairs ? effect.text : marked(effect.text), `say ${effect.room}`);
         break;
       case "tell":
         if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(effect.room ?? ctx.room, effect.nick, effect.text), what: "tell privately" });
-        else groupchat(ctx.room, `${effect.nick}: ${effect.text}`, "tell");
+        else groupchat(ctx.room, marked(`${effect.nick}: ${effect.text}`), "tell");
         break;
       default:
         break;

@@ -19,7 +19,7 @@ describe("agentsListing", () => {
 
     const text = agentsListing(catalog.listing());
     const lines = text.split("\n");
-    expect(lines[0]).toBe("[MFR] Agents: 4 in the room, 5 known but away.");
+    expect(lines[0]).toBe("Agents: 4 in the room, 5 known but away.");
     expect(lines.slice(1).map((l) => /^- (\S+) \((present|absent)\)/.exec(l)?.slice(1, 3).join(" "))).toEqual([
       "Executor present",
       "helper present",
@@ -58,6 +58,6 @@ describe("agentsListing", () => {
   });
 
   it("says so when no agent is known", () => {
-    expect(agentsListing([])).toMatch(/^\[MFR\] No agents known yet/);
+    expect(agentsListing([])).toMatch(/^No agents known yet/);
   });
 });

@@ -18,8 +18,9 @@ describe("replies", () => {
     await replies.to({ kind: "direct", to: "alice@example/phone", onDirectLine: true }, "1:1");
     directLine.online = false;
     await replies.to({ kind: "direct", to: "alice@example/phone", onDirectLine: true }, "late");
+    // A line in the room carries the status mark (session/room-lines.ts); 1:1 chat does not.
     expect(room.sent.map((s) => [s.attrs.type, s.attrs.to, s.getChildText("body")])).toEqual([
-      ["groupchat", "room@muc.example", "hello"],
+      ["groupchat", "room@muc.example", "[MFR] hello"],
       ["chat", "alice@example/phone", "late"],
     ]);
     expect(direct.sent.map((s) => s.getChildText("body"))).toEqual(["1:1"]);

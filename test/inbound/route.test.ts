@@ -5,7 +5,6 @@ import { AVAILABLE_COMMANDS } from "../../src/commands/registry.js";
 import { withReading, withStanding, type InboundContext } from "../../src/inbound/context.js";
 import type { Reading } from "../../src/inbound/reading.js";
 import { routeMessage, type RouteOptions } from "../../src/inbound/route.js";
-import { STATUS_MARK } from "../../src/session/report.js";
 import { contextOf, keptLog, keptOutlet, roomLine, roomsWith } from "./helpers.js";
 
 const rooms = roomsWith({ nick: "alice" });
@@ -43,7 +42,7 @@ describe("route", () => {
     await routeMessage(identified(contextOf(roomLine("alice", "mfr-cancel s1"), rooms, outlet), { kind: "command", command: { name: "cancel", sessionId: "s1" } }), options);
     await routeMessage(identified(contextOf(roomLine("alice", "mfr-list"), rooms, outlet), { kind: "command", command: { name: "list" } }), options);
     expect(calls).toEqual(["cancel s1"]);
-    expect(outlet.said).toEqual([{ how: "to", target: { kind: "room", room: "room@conference.localhost" }, text: `${STATUS_MARK}No sessions.` }]);
+    expect(outlet.said).toEqual([{ how: "to", target: { kind: "room", room: "room@conference.localhost" }, text: "No sessions." }]);
   });
 
   it("sends a debate line to the session, answers a misspelt command by nick, a misuse with its usage, and chatter not at all", async () => {

@@ -69,7 +69,7 @@ describe("bounds at the edge, over a real room", () => {
     const padding = `# ${"x".repeat(230 * 1024)}\n`;
     await s.modeler.contribute(s.sessionId, `${MODELER_TURTLE_REPLACED}${padding}`);
     const refusal = await s.modeler.peer.waitForMessage(toldPrivately(s.room, "Your message of "));
-    expect(refusal.body).toMatch(/^Your message of 2\d\d\.\d KiB is over my limit of 224\.0 KiB and was not read\.$/);
+    expect(refusal.body).toMatch(/^Your message of 2\d\d\.\d\sKiB is over my limit of 224\.0\sKiB and was not read\.$/);
     await s.coordinator.waitForLog((l) => l.msg === "message over the inbound size limit" && l.limit === 224 * 1024);
     expectConnected(s.modeler);
 
@@ -115,7 +115,7 @@ describe("bounds at the edge, over a real room", () => {
     await alice.sendGroupchat(room, { body: `mfr-start ${problem}` });
     const reply = await alice.waitForMessage(said(room, "That problem is "));
     // The default stanza limit is 200 KiB; a problem may take a quarter of it.
-    expect(reply.body).toMatch(/^That problem is 1\d\d\.\d KiB as I would send it; a problem may take at most 50\.0 KiB, .* No session was started/);
+    expect(reply.body).toMatch(/^That problem is 1\d\d\.\d\sKiB as I would send it; a problem may take at most 50\.0\sKiB, .* No session was started/);
     await alice.sendGroupchat(room, { body: "mfr-list" });
     await alice.waitForMessage(said(room, "[MFR] No sessions yet."));
     expect(alice.messages.filter(negotiation("ModelContributionRequest"))).toEqual([]);
@@ -128,7 +128,7 @@ describe("bounds at the edge, over a real room", () => {
     const huge = "w".repeat(30_000);
     await s.modeler.contribute(s.sessionId, `${MODELER_TURTLE_REPLACED}<#truck> <http://www.w3.org/2000/01/rdf-schema#comment> "${huge}" .\n`);
     const reply = await s.modeler.peer.waitForMessage(toldPrivately(s.room, `Your contribution to ${s.sessionId} was refused: one statement `));
-    expect(reply.body).toMatch(/one statement \(subject <[^>]*truck>, predicate <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#comment>\) is 29\.\d KiB as it would be sent, more than the [\d.]+ KiB one part of a model can carry/);
+    expect(reply.body).toMatch(/one statement \(subject <[^>]*truck>, predicate <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#comment>\) is 29\.\d\sKiB as it would be sent, more than the [\d.]+\sKiB one part of a model can carry/);
     expect(reply.body).toContain("Your earlier contribution still stands;");
     expectConnected(s.modeler);
 

@@ -110,7 +110,7 @@ describe("the coordinator in a real room", () => {
 
     await mallory.sendGroupchat(room, { body: `mfr-start ${"x".repeat(8000)}` });
     const tooLarge = await mallory.waitForMessage(privatelyFrom(room, "Coordinator"));
-    expect(tooLarge.body).toMatch(/over my limit of 4\.0 KiB/);
+    expect(tooLarge.body).toMatch(/over my limit of 4\.0\sKiB/);
 
     await mallory.sendGroupchat(room, { payload: { mode: Mode.ModelNegotiation, mime: "application/json", content: "{ not json" } });
     await mallory.sendGroupchat(room, { payload: { mode: "urn:nonsense", mime: "x/y", content: "<<>>&" } });

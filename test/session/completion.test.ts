@@ -34,7 +34,7 @@ function expectCompletion(effects: Effect[], sessionId: string, status: Completi
   const at = effects.findIndex((e) => e.kind === "broadcast" && e.message.type === "SessionComplete");
   const completion = effects[at];
   const last = completion?.kind === "broadcast" ? (completion.body ?? "") : "";
-  expect(last).toMatch(new RegExp(`^\\[MFR\\] Session ${sessionId} ${status} after `));
+  expect(last).toMatch(new RegExp(`^Session ${sessionId} ${status} after `));
   expect(last.length).toBeLessThan(300);
   expect(last).not.toContain("\n");
   expect(effects.slice(at + 1).filter((e) => e.kind === "say" && e.room === "primary")).toEqual([]);

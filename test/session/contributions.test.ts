@@ -105,7 +105,7 @@ describe("contribution window", () => {
     const effects = d.expire();
     expect(d.now).toBe(T0 + 60_000);
     const report = says(effects, "primary")[0]?.text ?? "";
-    expect(report).toBe("[MFR] Session s1: the contribution window closed; received from alice, nothing from carol, unusable from bob; validating what arrived.");
+    expect(report).toBe("Session s1: the contribution window closed; received from alice, nothing from carol, unusable from bob; validating what arrived.");
     expect(ofKind(effects, "analyse")[0]?.contributions).toEqual([{ agent: "alice", turtle: "A" }]);
     expect(d.session().phase).toBe("validating");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelAnalysis } from "../../src/session/types.js";
-import { sessionStatus } from "../../src/session/report.js";
+import { sessionStatus } from "../../src/session/status-text.js";
 import {
   Driver,
   broadcasts,
@@ -12,6 +12,7 @@ import {
   says,
   settings,
   violating,
+  plain,
 } from "../support/session-fixtures.js";
 
 function collectedFrom(agents: string[], maxFixRounds: number): Driver {
@@ -53,11 +54,10 @@ describe("fix rounds", () => {
     expect(ofKind(effects, "broadcast").map((b) => b.message.type)).toEqual(["ModelValidationResult", "ModelContributionRequest"]);
     // It names the violations, what and whose (the warning is not one), so it is marked as status.
     expect(result?.body).toBe(
-      "[MFR] Session s1: the model has 3 violations and 1 warning; fix round 1 follows. " +
-        "Violations: Entity has no mfr:entityType on urn:e1 (alice); Action has two names on urn:a1 (bob); Goal has no label on urn:g1 (alice).",
+      "Session s1: the model has 3 violations (and 1 warning): urn:e1: entity has no mfr:entityType — alice to fix; urn:a1: action has two names — bob to fix; urn:g1: goal has no label — alice to fix.",
     );
     // The request's line names no agent (agents answer lines that name them).
-    expect(fixRequest?.body).toBe("Session s1: fix round 1 of 2: 2 agents asked to fix the model, open for 30 s.");
+    expect(plain(fixRequest?.body)).toBe("Session s1: fix round 1 of 2: 2 agents asked to fix the model, open for 30 s.");
     expect(says(effects, "primary")).toEqual([]);
     expect(says(effects, "log")[0]?.text).toContain("alice: Entity has no mfr:entityType (urn:e1, mfr:entityType)");
     expect(broadcasts(effects, "SessionComplete")).toEqual([]);
@@ -72,8 +72,8 @@ describe("fix rounds", () => {
     // No fix round is left: the same line, then the session fails; IRIs of the session read short.
     expect(onlyBroadcast(effects, "ModelValidationResult")).toBeDefined();
     expect(ofKind(effects, "broadcast")[0]?.body).toBe(
-      "[MFR] Session s1: the model has 5 violations; no fix rounds are left (0 allowed). " +
-        "Violations: Goal a has no statement on goal-a (alice); Goal b has no statement on goal-b (alice); Goal c has no statement on goal-c (bob); and 2 more: mfr-status s1",
+      "Session s1: the model has 5 violations: goal-a: goal a has no statement — alice to fix; goal-b: goal b has no statement — alice to fix; goal-c: goal c has no statement — bob to fix; and 2 more (mfr-status s1). " +
+        "No fix rounds are left (0 allowed), so the session ends.",
     );
     const status = sessionStatus(d.session(), d.now);
     expect(status).toContain("Violations (round 1):");
@@ -119,7 +119,7 @@ describe("fix rounds", () => {
     expect(ofKind(effects, "analyse")).toEqual([]);
     // At the deadline the window closes with what there is.
     const closed = d.expire();
-    expect(says(closed, "primary")[0]?.text).toBe("[MFR] Session s1: the window of fix round 1 closed; received from bob, nothing from alice; validating what arrived.");
+    expect(says(closed, "primary")[0]?.text).toBe("Session s1: the window of fix round 1 closed; received from bob, nothing from alice; validating what arrived.");
     expect(ofKind(closed, "analyse")).toHaveLength(1);
   });
 

@@ -110,7 +110,7 @@ describe("verified solutions", () => {
       ["solver", "valid"],
       ["cheater", "invalid"],
     ]);
-    expect(done.summary).toMatch(/Verdicts:\n {2}solver: valid, 4 steps\n {2}cheater: invalid at step 2: \(handempty\) is false/);
+    expect(done.summary).toMatch(/Solutions, best first \(2\):\n {2}solver: valid, 4 steps\n {2}cheater: invalid at step 2: \(handempty\) is false/);
   });
 
   it("only invalid plans: the session fails, however loudly they claim success, and says why", () => {

@@ -1,7 +1,7 @@
 /** Windows close on evidence: everyone expected answered, or a quiet period after the first answer; the timeout bounds both. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Driver, T0, broadcasts, conforming, ofKind, ok, settings, solution, tells } from "../support/session-fixtures.js";
+import { Driver, T0, broadcasts, conforming, ofKind, ok, plain, settings, solution, tells } from "../support/session-fixtures.js";
 
 const QUIET = settings({ contributionTimeoutMs: 60_000, reasoningTimeoutMs: 60_000, quietPeriodMs: 5_000 });
 
@@ -119,7 +119,7 @@ describe("agents the coordinator expects are awaited up to the timeout", () => {
     d.advance(2_000).contribute("s1", "alice");
     d.answer("s1", ok(conforming()));
     const late = d.advance(4_000).contribute("s1", "modeler");
-    expect(tells(late, "modeler")[0]?.text).toMatch(/It came 4 s after the contribution window closed, after 2 s open\.$/);
+    expect(plain(tells(late, "modeler")[0]?.text)).toMatch(/It came 4 s after the contribution window closed, after 2 s open\.$/);
   });
 });
 

@@ -71,11 +71,11 @@ describe("AgentChooser", () => {
   it("without a Chair, or with the Chair busy, selects from the room and says why first", () => {
     const c = chooser();
     c.occupantJoined(occ("Prolog"));
-    expect(c.planDebate(DANA, [])).toMatchObject({ note: "[MFR] No Chair (Chair) is in the room; choosing agents from the room." });
+    expect(c.planDebate(DANA, [])).toMatchObject({ note: "No Chair (Chair) is in the room; choosing agents from the room." });
     c.occupantJoined(occ("Chair"));
     const busy = c.planDebate(DANA, [{ id: "s0" } as Session]);
     expect(busy.choose?.("s1")).toEqual({ method: "catalog" });
-    expect(busy.note).toBe("[MFR] Chair is already leading the debate of s0; choosing agents from the room for this one.");
+    expect(busy.note).toBe("Chair is already leading the debate of s0; choosing agents from the room for this one.");
   });
 
   it("expects agents that speak the protocol, and as proposers those that proposed before", () => {

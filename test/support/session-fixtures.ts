@@ -281,3 +281,12 @@ export class Driver {
     return broadcasts(this.all, "SessionComplete", sessionId).length;
   }
 }
+
+/**
+ * A text with its no-break spaces as plain spaces: durations keep a no-break space between
+ * number and unit (session/text.ts NBSP), and expectations read better with plain ones. The
+ * no-break spaces themselves are checked in test/session/text.test.ts and room-lines.test.ts.
+ */
+export function plain(text: string | undefined): string {
+  return (text ?? "").replace(/\u00a0/g, " ");
+}

@@ -74,6 +74,8 @@ describe("unknown commands said to the coordinator", () => {
     expect(parseCommand("lsit", direct)).toEqual({ unknown: { word: "lsit", suggestion: "mfr-list" } });
     // `help` is four letters: one edit from it is a guess, two (`hello`) is not.
     expect(parseCommand("hello", direct)).toEqual({ unknown: { word: "hello", suggestion: undefined } });
+    // The punctuation after a word in a sentence is not part of the word quoted back.
+    expect(parseCommand("hello, what can you do?", direct)).toEqual({ unknown: { word: "hello", suggestion: undefined } });
   });
 
   it("in the room, a line starting with a misspelt command word is answered like one said to the coordinator", () => {

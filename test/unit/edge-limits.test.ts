@@ -38,7 +38,7 @@ describe("a statement too large for any model part", () => {
     expect(oversizedStatement([statement(max - 400)], max, BASE)).toBeUndefined();
     const refused = oversizedStatement([statement(100), statement(max + 10)], max, BASE);
     expect(refused?.refused).toBe(true);
-    expect(refused?.message).toMatch(/^one statement \(subject <http:\/\/purl\.org\/stuff\/mfr\/session\/s1\/e1>, predicate <.*comment>\) is [\d.]+ KiB as it would be sent, more than the [\d.]+ KiB one part/);
+    expect(refused?.message).toMatch(/^one statement \(subject <http:\/\/purl\.org\/stuff\/mfr\/session\/s1\/e1>, predicate <.*comment>\) is [\d.]+\sKiB as it would be sent, more than the [\d.]+\sKiB one part/);
   });
 
   it("measures escaping, not characters: 5,000 '<' are 20,000 bytes, 5,000 'y' are not", () => {

@@ -8,7 +8,8 @@
  * the archive is a private message, not a step, so it is neither logged nor replayed.
  */
 import type { Logger } from "pino";
-import { archivedListLine, sessionListLine, sessionStatus } from "../../session/report.js";
+import { listedOf, listedOfSummary, sessionsTable } from "../../session/list-text.js";
+import { sessionStatus } from "../../session/status-text.js";
 import { sameParticipant } from "../../session/identity.js";
 import type { Participant, Requester, Session } from "../../session/types.js";
 import type { JournalKeeper } from "./journal-keeper.js";
@@ -61,23 +62,28 @@ export class SessionQueries {
     const live = table.live().sort((a, b) => b.startedAt - a.startedAt);
     if (live.length === 0) return `No session is running. ${this.listText()}`;
     if (live.length === 1) return sessionStatus(live[0] as Session, now);
-    return `${live.length} sessions are running; say "mfr-status <id>" for one of them.\n${live.map((s) => sessionListLine(s, now)).join("\n")}`;
+    return `${live.length} sessions are running; say "mfr-status <id>" for one of them.\n${sessionsTable(live.map(listedOf), now)}`;
   }
 
   /** The newest sessions, in memory and archived, at most `limit` lines. */
   listText(limit = 10): string {
     const { table, keeper } = this.options;
     const now = this.options.now();
-    const inMemory = table.all().map((s) => ({ startedAt: s.startedAt, line: sessionListLine(s, now) }));
+    const inMemory = table.all().map(listedOf);
     const archived = keeper
       .listArchived(limit)
       .filter((a) => table.get(a.id) === undefined)
-      .map((a) => ({ startedAt: a.startedAt, line: archivedListLine(a, now) }));
-    const all = [...inMemory, ...archived].sort((a, b) => b.startedAt - a.startedAt);
+      .map((a) => ({ summary: a, startedAt: a.startedAt }));
+    const all = [...inMemory.map((row) => ({ row, startedAt: row.startedAt })), ...archived].sort((a, b) => b.startedAt - a.startedAt);
     if (all.length === 0) return "No sessions yet. Start one with: mfr-start <problem>";
-    const lines = all.slice(0, limit).map((e) => e.line);
-    if (all.length > limit) lines.push(`… and older ones`);
-    return `Sessions, newest first:\n${lines.join("\n")}`;
+    // Only the rows shown are read whole from the archive: who started each and how it came out.
+    const rows = all.slice(0, limit).map((e) => {
+      if ("row" in e) return e.row;
+      const whole = keeper.archivedSession(e.summary.id);
+      return whole ? listedOf(whole) : listedOfSummary(e.summary);
+    });
+    const more = all.length > limit ? "\n… and older ones (the web view lists them all)" : "";
+    return `Sessions, newest first:\n${sessionsTable(rows, now)}${more}`;
   }
 
   /**

@@ -46,7 +46,8 @@ describe("EffectRunner", () => {
   it("queues the step's messages first, in the core's order, then carries out the rest in order", () => {
     const { runner, order } = runnerWith(new ArrayJournal());
     runner.carryOut("s1", STEP, NOW, 3);
-    expect(order).toEqual(["send one", "send two", "send three", "schedule s1 60000", "analyse s1 v1", "cancel s1", "finished s1"]);
+    // A line said in the room carries the status mark (session/room-lines.ts).
+    expect(order).toEqual(["send [MFR] one", "send two", "send [MFR] three", "schedule s1 60000", "analyse s1 v1", "cancel s1", "finished s1"]);
   });
 
   it("gives each message of a logged step its place, and records each once when sent", async () => {
