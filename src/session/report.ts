@@ -3,9 +3,9 @@
  * summary, status and list lines. Pure functions of the session, so the core can call them.
  */
 import { sessionBaseIri } from "../protocol/vocab.js";
-import { ago, clip, clipNear, inTime, inline, names, plural, quoted, seconds } from "./text.js";
+import { clip, clipNear, inline, names, plural, quoted, seconds } from "./text.js";
 import { namedFindings } from "./findings-line.js";
-import { missingAgents, missingProposers } from "./windows.js";
+import { missingAgents } from "./windows.js";
 import { formalSummaryOf, verdictWords } from "./verdicts.js";
 import { sameAgent } from "./identity.js";
 import { goalsSatisfied, rankedProposals } from "./ranking.js";

@@ -3,7 +3,7 @@ import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { MFR, Mode } from "../../src/protocol/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type LogLine } from "../support/coordinator-process.js";
-import { toldPrivately } from "../support/room-kit.js";
+import { readable, toldPrivately } from "../support/room-kit.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -87,7 +87,7 @@ describe("MFR sessions over a real room", () => {
     expect((complete.body ?? "").length).toBeLessThan(300);
     expect(String(body.summary)).toContain("modeler: 3 entities, 1 action");
     expect(String(body.summary)).toContain("drive(truck, depot, warehouse)");
-    expect(String(body.summary).split("\n").length).toBeLessThanOrEqual(15);
+    expect(String(body.summary).split("\n").length).toBeLessThanOrEqual(40);
   });
 
   it("malformed Turtle gets a reply with line and column, and the session goes on", async () => {
@@ -159,7 +159,7 @@ describe("MFR sessions over a real room", () => {
     const sessionId = await startSession(human, room, "To be cancelled");
     await human.sendGroupchat(room, { body: `mfr-status ${sessionId}` });
     const status = await human.waitForMessage((m) => (m.body ?? "").startsWith(`[MFR] Session ${sessionId}: collecting`));
-    expect(status.body).toMatch(/Waiting for: contributions from late, until \d\d:\d\d:\d\d UTC \((1 min 0|\d+) s left\)/);
+    expect(readable(status.body)).toMatch(/Waiting for: contributions from late; the window closes when they have answered, at the latest in (1 min|\d+ s)\./);
     await human.sendGroupchat(room, { body: `mfr-cancel ${sessionId}` });
     const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId));
     expect(json(complete).status).toBe("cancelled");

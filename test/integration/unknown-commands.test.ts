@@ -39,7 +39,7 @@ describe("unknown and misspelt commands over a real room", () => {
     await alice.sendGroupchat(room, { body: "mfr-stauts" });
     const answer = await alice.waitForMessage(inRoomFromCoordinator(room));
     // The first thing said in the room answers alice's typo: the chatter and the agent got nothing.
-    expect(answer.body).toBe('alice: Unknown command "mfr-stauts"; did you mean mfr-status? Say "help" for the commands I know.');
+    expect(answer.body).toBe('[MFR] alice: Unknown command "mfr-stauts"; did you mean mfr-status? Say "help" for the commands I know.');
 
     await alice.sendGroupchat(room, { body: "hepl" });
     expect((await alice.waitForMessage(inRoomFromCoordinator(room))).body).toContain("did you mean help?");

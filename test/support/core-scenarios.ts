@@ -142,13 +142,11 @@ export const CORE_SCENARIOS = {
       expect(json(first).conforms).toBe(false);
       const results = json(first).results as Array<{ severity: string; agent?: string; message: string }>;
       expect(results.some((r) => r.severity === "Violation" && r.agent === "planner")).toBe(true);
-      // The room line names the violations, what, on which item and whose: marked as status, since it names an agent.
-      expect(first.body).toMatch(new RegExp(`^\\[MFR\\] Session ${sessionId}: the model has \\d+ violations?; fix round 1 follows`));
-      expect(first.body).toMatch(/Violations: .+ on #delivered \(planner\)/);
-      expect(first.body).not.toContain("\n");
+      // The room line names the violation in plain words, whole, and who is to fix it: marked as status, since it names an agent.
+      expect(first.body).toBe(`[MFR] Session ${sessionId}: the model has 1 violation: the goal #delivered has no label or description — planner to fix.`);
       const fix = await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && json(m).round === 2, 10_000);
-      // The request opens the round in a line of its own, naming no agent.
-      expect(fix.body).toBe(`Session ${sessionId}: fix round 1 of 2: 1 agent asked to fix the model, open for 8 s.`);
+      // The request opens the round in a line of its own, naming no agent; it asks agents to act, so it is not marked.
+      expect(fix.body).toBe(`Session ${sessionId}: fix round 1 of 2: 1 agent asked to fix the model, open for 8\u00a0s.`);
       expect(json(fix).requestedAgents).toEqual(["planner"]);
       expect(Object.keys(json(fix).issues as object)).toEqual(["planner"]);
       const complete = await human.waitForMessage(negotiation("SessionComplete", sessionId), 15_000);

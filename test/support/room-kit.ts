@@ -35,12 +35,23 @@ export function json(m: ReceivedMessage): Record<string, unknown> {
   return m.payload?.json as Record<string, unknown>;
 }
 
-/** A plain body the coordinator said in the room: starting with `prefix`, or matching a RegExp. */
+/**
+ * A body as a person reads it: without the status mark every room line of the coordinator's
+ * carries (src/session/room-lines.ts; the rule itself is tested in test/session/room-lines.test.ts
+ * and by the demo's transcript), and with no-break spaces (between a number and its unit) as
+ * plain spaces.
+ */
+export function readable(body: string | undefined): string {
+  const text = (body ?? "").replace(/\u00a0/g, " ");
+  return text.startsWith("[MFR] ") ? text.slice("[MFR] ".length) : text;
+}
+
+/** A plain body the coordinator said in the room (read as `readable` gives it): starting with `prefix`, or matching a RegExp. */
 export const said = (room: string, text: string | RegExp) => (m: ReceivedMessage) =>
   m.from === `${room}/${COORDINATOR_NICK}` &&
   m.type === "groupchat" &&
   !m.payload &&
-  (typeof text === "string" ? (m.body ?? "").startsWith(text) : text.test(m.body ?? ""));
+  (typeof text === "string" ? readable(m.body).startsWith(text.startsWith("[MFR] ") ? text.slice(6) : text) : text.test(readable(m.body)));
 
 /**
  * What the coordinator told one occupant privately (a private message through the room):
@@ -50,7 +61,7 @@ export const said = (room: string, text: string | RegExp) => (m: ReceivedMessage
 export const toldPrivately = (room: string, text: string | RegExp) => (m: ReceivedMessage) =>
   m.from === `${room}/${COORDINATOR_NICK}` &&
   m.type === "chat" &&
-  (typeof text === "string" ? (m.body ?? "").startsWith(text) : text.test(m.body ?? ""));
+  (typeof text === "string" ? readable(m.body).startsWith(text) : text.test(readable(m.body)));
 
 /** The coordinator's answer to `help` in the room. */
 export const helpAnswer = (room: string) => said(room, `${COORDINATOR_NICK} runs Model-First Reasoning sessions.`);
