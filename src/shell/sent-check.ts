@@ -3,11 +3,18 @@
  * what each step sends, and compare with the sent-record of what the running coordinator
  * really handed to the connection. Used by `restore` (to send what a crash swallowed) and
  * by `mfr-coordinator verify` and the tests (to prove nothing was sent twice or differently).
+ *
+ * What decides is compared strictly, wording as wording: a stanza whose bytes differ but
+ * whose decisive digest (decisive-digest.ts) is the one recorded was worded otherwise by the
+ * build that sent it, which is no mismatch. A record of a build that kept no decisive digest
+ * is compared as far as it can be (which input, which place, which kind of stanza, how many,
+ * in which order), and a difference in its content is counted as wording of an earlier build.
  */
 import { replay } from "../session/replay.js";
 import { emptySessions } from "../session/step.js";
 import type { Sessions } from "../session/types.js";
 import type { SentRecord, StoredEvent } from "../store/records.js";
+import { comparableDecisive, decisiveDigest } from "./decisive-digest.js";
 import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";
 
 /** A stanza replay says the step of `eventSeq` sends at `position`. */
@@ -23,12 +30,33 @@ export interface ExpectedSend {
 export type SentMismatch =
   /** Replay sends it, the record has no such stanza: lost before it went out (or never recorded). */
   | { kind: "missing"; eventSeq: number; position: number; what: string }
-  /** Both have a stanza here, but not the same bytes: replay diverged from live. */
-  | { kind: "different"; eventSeq: number; position: number; what: string; recorded: string }
+  /**
+   * Both have a stanza here, and replay diverged from live: what it decides differs
+   * (`decisive`), or, for a record without a decisive digest, it is another kind of stanza
+   * (`kind`: `recorded` is the kind sent live).
+   */
+  | { kind: "different"; eventSeq: number; position: number; what: string; recorded: string; by: "decisive" | "kind" }
   /** Recorded, but replay does not send it: live did something replay cannot explain. */
   | { kind: "unexpected"; eventSeq: number; position: number; what: string }
   /** Recorded more than once. */
   | { kind: "sent-twice"; eventSeq: number; position: number; what: string };
+
+/** A stanza replay words otherwise than it was sent, deciding the same: no mismatch. */
+export interface WordingDifference {
+  eventSeq: number;
+  position: number;
+  what: string;
+  /** The build that sent it; undefined: a build before build ids were recorded. */
+  build: string | undefined;
+  /** The record has a decisive digest to compare (false: only the kind of stanza could be compared). */
+  decisiveCompared: boolean;
+}
+
+/** What comparing replay with the record found: the mismatches, and the stanzas that differ in wording only. */
+export interface SentComparison {
+  mismatches: SentMismatch[];
+  wording: WordingDifference[];
+}
 
 /**
  * Steps logged inputs exactly as live stepped them (each with the `now` it was logged at)
@@ -52,12 +80,15 @@ export function replayWithSends(
 
 /**
  * Compares replay with the record. Events at or below `trackedAfter` predate the record and
- * are not compared.
+ * are not compared. Where, what, how many and in which order are compared strictly; content
+ * by the whole stanza's digest, and where that differs by the decisive digest, or, in a record
+ * without one, by the kind of stanza: the same means a difference in wording only.
  */
-export function compareSent(expected: readonly ExpectedSend[], recorded: readonly SentRecord[], trackedAfter: number): SentMismatch[] {
+export function compareSent(expected: readonly ExpectedSend[], recorded: readonly SentRecord[], trackedAfter: number): SentComparison {
   const key = (eventSeq: number, position: number) => `${eventSeq}:${position}`;
   const byKey = new Map<string, SentRecord>();
   const mismatches: SentMismatch[] = [];
+  const wording: WordingDifference[] = [];
   for (const r of recorded) {
     const k = key(r.eventSeq, r.position);
     if (byKey.has(k)) mismatches.push({ kind: "sent-twice", eventSeq: r.eventSeq, position: r.position, what: r.what });
@@ -70,12 +101,19 @@ export function compareSent(expected: readonly ExpectedSend[], recorded: readonl
     const r = byKey.get(k);
     explained.add(k);
     if (!r) mismatches.push({ kind: "missing", eventSeq: e.eventSeq, position: e.position, what: e.outgoing.what });
-    else if (r.digest !== e.digest) mismatches.push({ kind: "different", eventSeq: e.eventSeq, position: e.position, what: e.outgoing.what, recorded: r.what });
+    else if (r.digest !== e.digest) {
+      const place = { eventSeq: e.eventSeq, position: e.position, what: e.outgoing.what };
+      // Only stanzas that differ are digested again, so a store that replays as sent costs no more than before.
+      const decisiveCompared = comparableDecisive(r.decisive);
+      const same = decisiveCompared ? r.decisive === decisiveDigest(e.outgoing) : r.what === e.outgoing.what;
+      if (same) wording.push({ ...place, build: r.build, decisiveCompared });
+      else mismatches.push({ kind: "different", ...place, recorded: r.what, by: decisiveCompared ? "decisive" : "kind" });
+    }
   }
   for (const [k, r] of byKey) {
     if (!explained.has(k)) mismatches.push({ kind: "unexpected", eventSeq: r.eventSeq, position: r.position, what: r.what });
   }
-  return mismatches;
+  return { mismatches, wording };
 }
 
 /**
@@ -101,12 +139,15 @@ export interface SentLog {
   sentTrackedAfter(): number;
 }
 
+/** What the check of one session found. */
 export interface SessionCheck {
   sessionId: string;
-  /** Stanzas replay sends that the record confirms. */
+  /** Stanzas replay sends that the record confirms, byte for byte. */
   matched: number;
   /** The unsent tail of a process that was killed: the next start sends it. */
   pending: number;
+  /** Stanzas the record confirms but for their wording (the build that sent them worded them otherwise). */
+  wording: WordingDifference[];
   mismatches: SentMismatch[];
 }
 
@@ -124,7 +165,9 @@ export function verifyStore(log: SentLog, ctx: RenderContext): SessionCheck[] {
 export function checkSession(sessionId: string, events: readonly StoredEvent[], recorded: readonly SentRecord[], trackedAfter: number, ctx: RenderContext): SessionCheck {
   const { expected } = replayWithSends(events, ctx);
   const pending = new Set(unsentTail(expected, recorded, trackedAfter).map((e) => `${e.eventSeq}:${e.position}`));
-  const mismatches = compareSent(expected, recorded, trackedAfter).filter((m) => !(m.kind === "missing" && pending.has(`${m.eventSeq}:${m.position}`)));
-  const compared = expected.filter((e) => e.eventSeq > trackedAfter).length;
-  return { sessionId, matched: compared - pending.size - mismatches.filter((m) => m.kind === "missing" || m.kind === "different").length, pending: pending.size, mismatches };
+  const compared = compareSent(expected, recorded, trackedAfter);
+  const mismatches = compared.mismatches.filter((m) => !(m.kind === "missing" && pending.has(`${m.eventSeq}:${m.position}`)));
+  const replayed = expected.filter((e) => e.eventSeq > trackedAfter).length;
+  const unmatched = pending.size + compared.wording.length + mismatches.filter((m) => m.kind === "missing" || m.kind === "different").length;
+  return { sessionId, matched: replayed - unmatched, pending: pending.size, wording: compared.wording, mismatches };
 }
