@@ -27,6 +27,14 @@ function mismatchWords(m: SentMismatch): string {
   return m.by === "decisive" ? "sent live deciding otherwise than replay (not only its wording differs)" : `sent live as ${m.recorded}, but replay sends ${m.what}`;
 }
 
+/** How one difference in wording reads, after the session, the input and the stanza. */
+function wordingWords(w: WordingDifference): string {
+  if (w.said === "live only") return `a room line ${builtBy(w.build)} said and this build does not (wording only)`;
+  if (w.said === "by replay only") return `a room line this build says and ${builtBy(w.build)} did not (wording only)`;
+  const how = w.decisiveCompared ? "what it decides is the same" : "the same kind of stanza; an earlier build kept nothing more to compare";
+  return `differs in wording only (${how}), sent by ${builtBy(w.build)}`;
+}
+
 /** Names a build that sent a record: its id, or what is known of one that kept none. */
 export function builtBy(build: string | undefined): string {
   return build ?? "an earlier build (before build ids were recorded)";
@@ -111,12 +119,10 @@ class VerificationTally {
     this.wording += check.wording.length;
     this.pending += check.pending;
     this.mismatches += check.mismatches.length;
-    if (inputBuilds && inputBuilds.length > 0) this.print(`${id}: inputs logged by ${inputBuilds.map((b) => `${builtBy(b.build)} (${b.inputs})`).join(", ")}`);
+    if (inputBuilds && inputBuilds.length > 0) this.print(`${id}: ${inputBuilds.map((b) => `${b.inputs} input(s) logged by ${builtBy(b.build)}`).join("; ")}`);
     for (const m of check.mismatches) this.print(`${id}: input ${m.eventSeq}, stanza ${m.position + 1} (${m.what}): ${mismatchWords(m)}`);
     if (check.wording.length > 0) this.print(`${id}: worded by ${buildsOf(check.wording).map(builtBy).join(" and ")}, replayed by ${this.replayedBy}: ${check.wording.length} message(s) differ in wording only`);
-    if (this.verbose) {
-      for (const w of check.wording) this.print(`${id}: input ${w.eventSeq}, stanza ${w.position + 1} (${w.what}): differs in wording only (${w.decisiveCompared ? "what it decides is the same" : "the same kind of stanza; an earlier build kept nothing more to compare"}), sent by ${builtBy(w.build)}`);
-    }
+    if (this.verbose) for (const w of check.wording) this.print(`${id}: input ${w.eventSeq}, stanza ${w.position + 1} (${w.what}): ${wordingWords(w)}`);
     if (check.pending > 0) this.print(`${id}: ${check.pending} stanza(s) not yet sent; the next start sends them`);
   }
 
