@@ -42,6 +42,11 @@ export class PgRoomReader {
     protected readonly pool: pg.Pool,
     /** The room unit: the tag on every row read. */
     readonly room: string,
+    /**
+     * The database has the build and decisive-digest columns (migration 5): false for an older
+     * schema read as it is (verify beside instances not yet upgraded), whose rows have neither.
+     */
+    private readonly hasBuilds = true,
   ) {}
 
   /** The session's sent records in this room, in the order they were recorded; `decisive` and `build` only where the row has them. */
@@ -56,7 +61,8 @@ export class PgRoomReader {
       decisive: string | null;
       build: string | null;
     }>(
-      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what, decisive, build
+      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what,
+         ${this.hasBuilds ? "decisive, build" : "NULL::text AS decisive, NULL::text AS build"}
        FROM journal_sent WHERE room = $1 AND session_id = $2 ORDER BY seq`,
       [this.room, sessionId],
     );
@@ -75,7 +81,8 @@ export class PgRoomReader {
   /** The builds that logged the session's inputs in this room, in the order each first did, with how many each logged. */
   async inputBuildsOf(sessionId: SessionId): Promise<BuildCount[]> {
     const result = await this.pool.query<{ build: string | null; inputs: string }>(
-      `SELECT build, count(*)::text AS inputs FROM journal_events WHERE room = $1 AND session_id = $2 GROUP BY build ORDER BY min(seq)`,
+      `SELECT ${this.hasBuilds ? "build" : "NULL::text AS build"}, count(*)::text AS inputs FROM journal_events
+       WHERE room = $1 AND session_id = $2 GROUP BY 1 ORDER BY min(seq)`,
       [this.room, sessionId],
     );
     return result.rows.map((r) => ({ build: r.build ?? undefined, inputs: numberOf(r.inputs, "count") }));
