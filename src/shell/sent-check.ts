@@ -117,10 +117,10 @@ export function compareSent(expected: readonly ExpectedSend[], recorded: readonl
       continue;
     }
     seen.add(k);
-    recordedBy.set(r.eventSeq, [...(recordedBy.get(r.eventSeq) ?? []), r]);
+    listIn(recordedBy, r.eventSeq).push(r);
   }
   const expectedBy = new Map<number, ExpectedSend[]>();
-  for (const e of expected) if (e.eventSeq > trackedAfter) expectedBy.set(e.eventSeq, [...(expectedBy.get(e.eventSeq) ?? []), e]);
+  for (const e of expected) if (e.eventSeq > trackedAfter) listIn(expectedBy, e.eventSeq).push(e);
   // The build a line replay alone says is set against: the step's own records', else the session's latest before it.
   let latestBuild: string | undefined;
   for (const eventSeq of [...new Set([...expectedBy.keys(), ...recordedBy.keys()])].sort((a, b) => a - b)) {
@@ -151,6 +151,13 @@ export function compareSent(expected: readonly ExpectedSend[], recorded: readonl
     }
   }
   return { matched, mismatches, wording };
+}
+
+/** The list kept under `key`, made empty the first time. */
+function listIn<T>(map: Map<number, T[]>, key: number): T[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 /** One replayed stanza against the one recorded in its place: the same bytes, the same decisions in other words, or another stanza. */
