@@ -124,7 +124,8 @@ describe("the PostgreSQL store fixture of an earlier build (migration 4)", () =>
     const url = await loaded();
     const asIs = await verify(url);
     expect(asIs.code, asIs.stdout + asIs.stderr).toBe(0);
-    expect(asIs.stdout).toMatch(/^verify: 2 sessions, \d+ stanzas match, 0 differ in wording only, 0 pending, 0 mismatches/m);
+    // However this build words its messages: 3418cec's wording may differ, its decisions may not.
+    expect(asIs.stdout).toMatch(/^verify: 2 sessions, \d+ stanzas match, \d+ differ in wording only, 0 pending, 0 mismatches/m);
 
     const pool = openPool({ url, applicationName: "fixture-migrate" });
     try {
@@ -137,8 +138,8 @@ describe("the PostgreSQL store fixture of an earlier build (migration 4)", () =>
     const migrated = await verify(url);
     expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
     expect(migrated.stdout).toBe(asIs.stdout);
-    const matched = Number(/ (\d+) stanzas match/.exec(migrated.stdout)?.[1]);
-    expect(matched).toBeGreaterThan(10);
+    const [, matched, wording] = / (\d+) stanzas match, (\d+) differ/.exec(migrated.stdout) ?? [];
+    expect(Number(matched) + Number(wording)).toBeGreaterThan(10);
   }, 60_000);
 
   it("reports a tampered copy: a sent record deleted", async () => {
