@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { runningBuildId } from "./build-info.js";
 import { ConfigError } from "./config/errors.js";
 import { describeConfig, loadConfig, resolveDatabaseUrl, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
@@ -29,8 +30,11 @@ Commands:
                   conventions (stdout, or --out FILE); a summary goes to stderr; what the
                   conventions cannot carry is refused as FILE:LINE:COL: message (exit 1)
   backup FILE     an online copy of the database (safe while the coordinator runs; --data-dir DIR)
-  verify          replay every logged session and check it sends exactly what was sent live
-                  (give it the profile the coordinator runs with: its rooms and stanza limit)
+  verify          replay every logged session and check it sends what was sent live: what each
+                  stanza decides strictly, its wording (bodies, summaries, replies) as the words
+                  of the build that sent it; exit 1 on a mismatch only (give it the profile the
+                  coordinator runs with: its rooms and stanza limit; --verbose: every stanza
+                  worded otherwise, and which builds logged each session's inputs)
   solver          run the reference solver agent: a peer that answers SolutionRequests with
                   plans found by bounded planning (give it its own --profile and --secrets)
   solver --pddl DOMAIN PROBLEM
@@ -55,7 +59,8 @@ Options:
   --pddl            export: the formal model and plans as PDDL instead of TriG and JSON;
                     solver, demo: contribute the model of the DOMAIN and PROBLEM files that follow
   --data-dir DIR    the data directory (env MFR_DATA_DIR; profile mfr:dataDir; default ./data)
-  --version         print the version
+  --verbose         verify: list each stanza that differs in wording only
+  --version         print the version and the build
 `;
 
 interface CliArgs {
@@ -64,6 +69,7 @@ interface CliArgs {
   pretty: boolean;
   out: string | undefined;
   pddl: boolean;
+  verbose: boolean;
   rest: string[];
 }
 
@@ -79,6 +85,7 @@ function parseCli(argv: string[]): CliArgs {
       out: { type: "string" },
       pddl: { type: "boolean", default: false },
       "data-dir": { type: "string" },
+      verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", default: false },
     },
@@ -90,6 +97,7 @@ function parseCli(argv: string[]): CliArgs {
     pretty: values.pretty || process.stdout.isTTY === true,
     out: values.out,
     pddl: values.pddl,
+    verbose: values.verbose,
     rest: positionals.slice(1),
   };
 }
@@ -215,7 +223,7 @@ async function runFleet(config: Config, log: Logger): Promise<void> {
   const { Fleet } = await import("./fleet/fleet.js");
   const fleet = new Fleet({ config, log });
   stopOnSignals(log, () => fleet.stop());
-  log.info({ config: describeConfig(config), instance: fleet.instanceId }, "starting as one of several instances on the shared database");
+  log.info({ config: describeConfig(config), instance: fleet.instanceId, build: runningBuildId() }, "starting as one of several instances on the shared database");
   try {
     await fleet.start();
   } catch (err) {
@@ -236,7 +244,7 @@ async function runStart(config: Config, log: Logger): Promise<void> {
       store.close();
     }
   });
-  log.info({ config: describeConfig(config) }, "starting");
+  log.info({ config: describeConfig(config), build: runningBuildId() }, "starting");
   try {
     await coordinator.start();
   } catch (err) {
@@ -315,7 +323,8 @@ async function main(): Promise<void> {
     case "version": {
       const { readFileSync } = await import("node:fs");
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-      process.stdout.write(`${pkg.version}\n`);
+      // The version alone on the first line, for scripts; the build id (what the store records) after it.
+      process.stdout.write(`${pkg.version}\nbuild ${runningBuildId()}\n`);
       return;
     }
     case "check-config": {
@@ -379,12 +388,12 @@ async function main(): Promise<void> {
         // renders for (the profile's primary room with its log and phase rooms, or a further room).
         const [{ unitConfigOf }, { renderContextOf }] = await Promise.all([import("./fleet/room-units.js"), import("./shell/outgoing.js")]);
         const reader = await openDatabaseOrExit(config.shared.database, "verify");
-        process.exitCode = await readDatabaseOrExit(reader, () => printRoomsVerification(reader, (room) => renderContextOf(unitConfigOf(config, room)), print));
+        process.exitCode = await readDatabaseOrExit(reader, () => printRoomsVerification(reader, (room) => renderContextOf(unitConfigOf(config, room)), print, { verbose: args.verbose }));
         return;
       }
       const store = openStoreOrExit(resolveDataDir(args.flags, process.env, process.cwd()), true);
       try {
-        process.exitCode = printVerification(store, config, print);
+        process.exitCode = printVerification(store, config, print, { verbose: args.verbose });
       } finally {
         store.close();
       }

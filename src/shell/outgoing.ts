@@ -78,6 +78,8 @@ export interface Outgoing {
   readonly stanza: Element;
   /** e.g. `SolutionRequest`, `SolutionRequest 2/3`, `SolutionRequest 2/3 in reason room`, `say primary`, `tell`. */
   what: string;
+  /** The nick a `tell` is for: its recipient, which a room line (`nick: text`) has only in its text (see decisive-digest.ts). */
+  addressee?: string;
   /** Within the stanza limit already (measured when rendered, or by construction): the connection need not measure it. */
   sized?: boolean;
   /** A part of a model in parts: sent at the pace the server takes it in, so replies to people are not queued behind megabytes. */
@@ -113,8 +115,8 @@ export interface RenderNote {
 export function renderEffects(sessionId: SessionId, effects: readonly Effect[], at: number, ctx: RenderContext): { outgoing: Outgoing[]; notes: RenderNote[] } {
   const outgoing: Outgoing[] = [];
   const notes: RenderNote[] = [];
-  const groupchat = (room: string | undefined, text: string, what: string) => {
-    if (room) outgoing.push({ sessionId, stanza: encodeMessage({ to: room, type: "groupchat", body: text }), what });
+  const groupchat = (room: string | undefined, text: string, what: string, addressee?: string) => {
+    if (room) outgoing.push({ sessionId, stanza: encodeMessage({ to: room, type: "groupchat", body: text }), what, ...(addressee !== undefined ? { addressee } : {}) });
   };
   for (const effect of effects) {
     switch (effect.kind) {
@@ -148,8 +150,8 @@ export function renderEffects(sessionId: SessionId, effects: readonly Effect[], 
         groupchat(effect.room === "primary" ? ctx.room : ctx.logRoom, effect.forChairs ? effect.text : marked(effect.text), `say ${effect.room}`);
         break;
       case "tell":
-        if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(effect.room ?? ctx.room, effect.nick, effect.text), what: "tell privately" });
-        else groupchat(ctx.room, marked(`${effect.nick}: ${effect.text}`), "tell");
+        if (effect.privately) outgoing.push({ sessionId, stanza: privateMessage(effect.room ?? ctx.room, effect.nick, effect.text), what: "tell privately", addressee: effect.nick });
+        else groupchat(ctx.room, marked(`${effect.nick}: ${effect.text}`), "tell", effect.nick);
         break;
       default:
         break;

@@ -19,8 +19,25 @@ export interface SentRecord {
   /** Its place among that step's stanzas (0-based). */
   position: number;
   at: number;
+  /** The whole stanza's digest (shell/outgoing.ts, `stanzaDigest`). */
   digest: string;
   what: string;
+  /**
+   * The digest of what the stanza decides, its wording left out (shell/decisive-digest.ts);
+   * absent in records written before it was kept (schema v8, PostgreSQL migration 5).
+   */
+  decisive?: string;
+  /**
+   * The build that sent it (build-info.ts): the store writes its own when the record has
+   * none. Absent in records written before build ids were kept.
+   */
+  build?: string;
+}
+
+/** A build and how many of a session's inputs it logged; `build` undefined: inputs logged before build ids were kept. */
+export interface BuildCount {
+  build: string | undefined;
+  inputs: number;
 }
 
 /** A completed session out of memory: enough to list it, and to age it out. */

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StoreError } from "./errors.js";
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 interface Migration {
   /** The version this migration produces. */
@@ -187,6 +187,22 @@ const MIGRATIONS: readonly Migration[] = [
           room TEXT PRIMARY KEY,
           until INTEGER NOT NULL
         );
+      `);
+    },
+  },
+  {
+    to: 8,
+    up(db) {
+      db.exec(`
+        -- Which build wrote each record (build-info.ts: \`0.1.0+813572e\`), so verify can say
+        -- that a message differs because an earlier build worded it: the build that logged an
+        -- input, the build that sent a stanza. NULL in rows written before this version.
+        ALTER TABLE events ADD COLUMN build TEXT;
+        ALTER TABLE sent ADD COLUMN build TEXT;
+        -- The digest of what a sent stanza decides, its wording left out
+        -- (shell/decisive-digest.ts): verify compares it strictly and the whole stanza's
+        -- digest as wording. NULL in rows written before this version.
+        ALTER TABLE sent ADD COLUMN decisive TEXT;
       `);
     },
   },

@@ -14,7 +14,7 @@ import { corrupted, errorCode, StoreError } from "./errors.js";
 import { acquireProcessLock } from "./process-lock.js";
 import type { ProcessLock } from "./process-lock.js";
 import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "./records.js";
-import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
+import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import type { EvidenceRow } from "../catalog/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
@@ -24,6 +24,7 @@ import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError
 import type { SessionJournal } from "../shell/host/journal.js";
 import { prepareArchive, type ArchivedRow, type SummaryRow } from "./archive-statements.js";
 import { ensureDirectory, fileIdentity, type FileIdentity } from "./data-directory.js";
+import { runningBuildId } from "../build-info.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -33,6 +34,8 @@ export interface OpenOptions extends OpenFileOptions {
   now?: () => number;
   /** Read an existing store next to a running coordinator (export, listing): no lock, no writes. */
   readonly?: boolean;
+  /** The build id written with each input and sent record (default: the running build's, build-info.ts). */
+  build?: string;
 }
 
 interface EventRow {
@@ -40,6 +43,31 @@ interface EventRow {
   session_id: string;
   at: number;
   input: string;
+}
+
+interface SentRow {
+  session_id: string;
+  event_seq: number;
+  position: number;
+  at: number;
+  digest: string;
+  what: string;
+  decisive: string | null;
+  build: string | null;
+}
+
+/** A sent row as a record: the columns a row of an earlier build lacks (NULL) are left out. */
+function sentRecordOf(r: SentRow): SentRecord {
+  return {
+    sessionId: r.session_id,
+    eventSeq: r.event_seq,
+    position: r.position,
+    at: r.at,
+    digest: r.digest,
+    what: r.what,
+    ...(r.decisive !== null ? { decisive: r.decisive } : {}),
+    ...(r.build !== null ? { build: r.build } : {}),
+  };
 }
 
 /**
@@ -67,6 +95,8 @@ export class SessionStore implements SessionJournal {
     readonly path: string,
     private readonly now: () => number,
     private readonly lock: ProcessLock | undefined,
+    /** The build id this store writes with each input and sent record. */
+    readonly build: string,
   ) {
     this.statements = prepare(db);
     this.evidence = prepareEvidence(db);
@@ -86,14 +116,15 @@ export class SessionStore implements SessionJournal {
     const dir = resolve(dataDir);
     const path = join(dir, DATABASE_FILE);
     const now = opts.now ?? Date.now;
-    if (opts.readonly) return SessionStore.openReadonly(path, now, opts);
+    const build = opts.build ?? runningBuildId();
+    if (opts.readonly) return SessionStore.openReadonly(path, now, build, opts);
     ensureDirectory(dir);
     const lock = acquireProcessLock(dir, now);
     try {
       const db = openWritable(path, opts);
       try {
         migrate(db, path, now);
-        return new SessionStore(db, path, now, lock);
+        return new SessionStore(db, path, now, lock, build);
       } catch (error) {
         db.close();
         throw error;
@@ -104,7 +135,7 @@ export class SessionStore implements SessionJournal {
     }
   }
 
-  private static openReadonly(path: string, now: () => number, opts: OpenFileOptions): SessionStore {
+  private static openReadonly(path: string, now: () => number, build: string, opts: OpenFileOptions): SessionStore {
     const db = openReadonly(path, opts);
     try {
       const version = schemaVersion(db, path);
@@ -115,7 +146,7 @@ export class SessionStore implements SessionJournal {
       if (version < SCHEMA_VERSION) {
         throw new StoreError("unwritable", `${path} uses an older schema (v${version}) that a read-only open cannot upgrade; start the coordinator once to migrate it`);
       }
-      return new SessionStore(db, path, now, undefined);
+      return new SessionStore(db, path, now, undefined, build);
     } catch (error) {
       db.close();
       throw error;
@@ -139,7 +170,7 @@ export class SessionStore implements SessionJournal {
     }
     // JSON drops properties whose value is undefined (e.g. `jid: undefined`); the core reads
     // a missing property and an undefined one alike, so replay is unaffected.
-    const row = { sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input) };
+    const row = { sessionId, kind: input.kind, at, input: this.durable.encode(sessionId, input), build: this.build };
     const run = (): number => Number(this.statements.append.run(row).lastInsertRowid);
     const seq = heard
       ? this.appendHeard(() => {
@@ -215,16 +246,22 @@ export class SessionStore implements SessionJournal {
 
   // ---- the sent-record -----------------------------------------------------------------
 
-  /** Notes that a stanza produced by event `eventSeq` was handed to the connection. */
+  /** Notes that a stanza produced by event `eventSeq` was handed to the connection, with this store's build unless the record names one. */
   recordSent(record: SentRecord): void {
     this.writable();
-    this.statements.recordSent.run(record);
+    this.statements.recordSent.run({ ...record, decisive: record.decisive ?? null, build: record.build ?? this.build });
   }
 
-  /** What was recorded as sent for one session, in the order it was sent. */
+  /** What was recorded as sent for one session, in the order it was sent; `decisive` and `build` only where the row has them. */
   sentOf(sessionId: SessionId): SentRecord[] {
-    const rows = this.statements.sentOf.all(sessionId) as Array<{ session_id: string; event_seq: number; position: number; at: number; digest: string; what: string }>;
-    return rows.map((r) => ({ sessionId: r.session_id, eventSeq: r.event_seq, position: r.position, at: r.at, digest: r.digest, what: r.what }));
+    const rows = this.statements.sentOf.all(sessionId) as SentRow[];
+    return rows.map(sentRecordOf);
+  }
+
+  /** The builds that logged the session's inputs, in the order each first did, with how many each logged; `undefined`: before build ids were kept. */
+  inputBuildsOf(sessionId: SessionId): BuildCount[] {
+    const rows = this.statements.inputBuildsOf.all(sessionId) as Array<{ build: string | null; inputs: number }>;
+    return rows.map((r) => ({ build: r.build ?? undefined, inputs: r.inputs }));
   }
 
   /** Events with a sequence number above this have their sends recorded; older ones predate the record. */
@@ -451,16 +488,19 @@ export class SessionStore implements SessionJournal {
 function prepare(db: BetterSqlite3.Database) {
   return {
     append: db.prepare(`
-        INSERT INTO events (session_id, kind, at, live, input)
+        INSERT INTO events (session_id, kind, at, live, input, build)
         VALUES (@sessionId, @kind, @at,
           @kind = 'start' OR EXISTS (SELECT 1 FROM events WHERE session_id = @sessionId AND live = 1),
-          @input)`),
+          @input, @build)`),
     liveEvents: db.prepare("SELECT seq, session_id, at, input FROM events WHERE live = 1 ORDER BY seq"),
     eventsOf: db.prepare("SELECT seq, session_id, at, input FROM events WHERE session_id = ? ORDER BY seq"),
     eventAt: db.prepare("SELECT seq, session_id, at, input FROM events WHERE seq = ?"),
     knows: db.prepare("SELECT 1 FROM events WHERE session_id = @sessionId UNION ALL SELECT 1 FROM archived_sessions WHERE id = @sessionId LIMIT 1"),
-    recordSent: db.prepare("INSERT INTO sent (session_id, event_seq, position, at, digest, what) VALUES (@sessionId, @eventSeq, @position, @at, @digest, @what)"),
-    sentOf: db.prepare("SELECT session_id, event_seq, position, at, digest, what FROM sent WHERE session_id = ? ORDER BY seq"),
+    recordSent: db.prepare(
+      "INSERT INTO sent (session_id, event_seq, position, at, digest, what, decisive, build) VALUES (@sessionId, @eventSeq, @position, @at, @digest, @what, @decisive, @build)",
+    ),
+    sentOf: db.prepare("SELECT session_id, event_seq, position, at, digest, what, decisive, build FROM sent WHERE session_id = ? ORDER BY seq"),
+    inputBuildsOf: db.prepare("SELECT build, count(*) AS inputs FROM events WHERE session_id = ? GROUP BY build ORDER BY min(seq)"),
     sentTrackedAfter: db.prepare("SELECT after_seq FROM sent_tracking WHERE id = 1"),
     sessionIds: db.prepare("SELECT DISTINCT session_id FROM events ORDER BY session_id"),
     heartbeat: db.prepare("INSERT INTO heartbeat (id, at) VALUES (1, @at) ON CONFLICT (id) DO UPDATE SET at = excluded.at"),

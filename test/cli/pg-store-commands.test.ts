@@ -19,6 +19,7 @@ import { splitDatabaseUrl } from "../../src/config/shared-settings.js";
 import { readFormalModel } from "../../src/formal/model.js";
 import { parseContribution } from "../../src/model/parse.js";
 import type { Input } from "../../src/session/types.js";
+import { decisiveDigest } from "../../src/shell/decisive-digest.js";
 import { renderContextOf, type RenderContext } from "../../src/shell/outgoing.js";
 import { replayWithSends } from "../../src/shell/sent-check.js";
 import { roomUnitsOf } from "../../src/fleet/room-units.js";
@@ -133,7 +134,7 @@ const SESSIONS = (): Scripted[] => [solvedSession("amber-fox-42", ROOM_A), liveS
 async function logSession(journal: AsyncSessionJournal, session: Scripted, ctx: RenderContext): Promise<void> {
   for (const [input, at] of session.inputs) await journal.append(session.id, input, at);
   const { expected } = replayWithSends(await journal.eventsOf(session.id), ctx);
-  for (const e of expected) await journal.recordSent({ sessionId: session.id, eventSeq: e.eventSeq, position: e.position, at: e.at, digest: e.digest, what: e.outgoing.what });
+  for (const e of expected) await journal.recordSent({ sessionId: session.id, eventSeq: e.eventSeq, position: e.position, at: e.at, digest: e.digest, decisive: decisiveDigest(e.outgoing), what: e.outgoing.what });
   if (session.report !== undefined) await journal.saveArtefact(session.id, "validation", session.report);
   if (session.archive) await journal.archive(session.driver.session(session.id));
 }
@@ -284,19 +285,19 @@ describe("verify on the shared PostgreSQL store", () => {
     expect(pg.code, pg.stderr).toBe(0);
     expect(pg.stdout).toBe(sqlite.stdout);
     // Room B's session was sent to room B: replayed for the primary room, every stanza would differ.
-    const tally = /^verify: 3 sessions, (\d+) stanzas match, 0 pending, 0 mismatches$/.exec(pg.stdout.trim());
+    const tally = /^verify: 3 sessions, (\d+) stanzas match, 0 differ in wording only, 0 pending, 0 mismatches \(replayed by .+\)$/.exec(pg.stdout.trim());
     expect(Number(tally?.[1])).toBeGreaterThan(6);
     expectNoPassword(pg, url);
   });
 
   it("finds a stanza sent differently and one not yet sent, in either room, as SQLite does", async () => {
     const { dataDir, url, pool } = await bothStores();
-    // The same damage to both: a digest changed in room A's solved session, the last send of room B's live session gone.
+    // The same damage to both: what a stanza decides changed in room A's solved session, the last send of room B's live session gone.
     const sqliteDb = new Database(join(dataDir, DATABASE_FILE));
-    sqliteDb.prepare("UPDATE sent SET digest = 'tampered' WHERE seq = (SELECT min(seq) FROM sent WHERE session_id = 'amber-fox-42')").run();
+    sqliteDb.prepare("UPDATE sent SET digest = 'tampered', decisive = 'd1:tampered' WHERE seq = (SELECT min(seq) FROM sent WHERE session_id = 'amber-fox-42')").run();
     sqliteDb.prepare("DELETE FROM sent WHERE seq = (SELECT max(seq) FROM sent WHERE session_id = 'blue-owl-7')").run();
     sqliteDb.close();
-    await pool.query("UPDATE journal_sent SET digest = 'tampered' WHERE seq = (SELECT min(seq) FROM journal_sent WHERE session_id = 'amber-fox-42')");
+    await pool.query("UPDATE journal_sent SET digest = 'tampered', decisive = 'd1:tampered' WHERE seq = (SELECT min(seq) FROM journal_sent WHERE session_id = 'amber-fox-42')");
     await pool.query("DELETE FROM journal_sent WHERE seq = (SELECT max(seq) FROM journal_sent WHERE session_id = 'blue-owl-7')");
 
     const sqlite = await verify({}, ["--data-dir", dataDir]);
@@ -304,9 +305,39 @@ describe("verify on the shared PostgreSQL store", () => {
     expect(sqlite.code).toBe(1);
     expect(pg.code).toBe(1);
     expect(report(pg)).toEqual(report(sqlite));
-    expect(pg.stdout).toMatch(/^amber-fox-42: input 1, stanza 1 \(.*\): sent live with different content than replay produces$/m);
+    expect(pg.stdout).toMatch(/^amber-fox-42: input 1, stanza 1 \(.*\): sent live deciding otherwise than replay \(not only its wording differs\)$/m);
     expect(pg.stdout).toMatch(/^blue-owl-7: 1 stanza\(s\) not yet sent; the next start sends them$/m);
-    expect(pg.stdout.trim().split("\n").at(-1)).toMatch(/^verify: 3 sessions, \d+ stanzas match, 1 pending, 1 mismatches$/);
+    expect(pg.stdout.trim().split("\n").at(-1)).toMatch(/^verify: 3 sessions, \d+ stanzas match, 0 differ in wording only, 1 pending, 1 mismatches \(replayed by .+\)$/);
+  });
+
+  it("tells stanzas worded otherwise from mismatches, naming the builds that sent them, as SQLite does", async () => {
+    const { dataDir, url, pool } = await bothStores();
+    // The same records to both: amber-fox-42's first stanza sent by a build that worded it
+    // otherwise, and calm-elk-3's stanzas as a build before build ids and decisive digests kept them.
+    const sqliteDb = new Database(join(dataDir, DATABASE_FILE));
+    sqliteDb.prepare("UPDATE sent SET digest = 'reworded', build = '0.0.9+abc1234' WHERE seq = (SELECT min(seq) FROM sent WHERE session_id = 'amber-fox-42')").run();
+    sqliteDb.prepare("UPDATE sent SET digest = 'older', decisive = NULL, build = NULL WHERE session_id = 'calm-elk-3'").run();
+    const older = (sqliteDb.prepare("SELECT count(*) AS n FROM sent WHERE session_id = 'calm-elk-3'").get() as { n: number }).n;
+    sqliteDb.close();
+    await pool.query("UPDATE journal_sent SET digest = 'reworded', build = '0.0.9+abc1234' WHERE seq = (SELECT min(seq) FROM journal_sent WHERE session_id = 'amber-fox-42')");
+    await pool.query("UPDATE journal_sent SET digest = 'older', decisive = NULL, build = NULL WHERE session_id = 'calm-elk-3'");
+    expect(older).toBeGreaterThan(0);
+
+    const sqlite = await verify({}, ["--data-dir", dataDir]);
+    const pg = await verify({ MFR_DATABASE_URL: url });
+    expect(sqlite.code, sqlite.stdout).toBe(0);
+    expect(pg.code, pg.stdout).toBe(0);
+    expect(report(pg)).toEqual(report(sqlite));
+    expect(pg.stdout).toMatch(/^amber-fox-42: worded by 0\.0\.9\+abc1234, replayed by \S+.*: 1 message\(s\) differ in wording only$/m);
+    expect(pg.stdout).toContain(`calm-elk-3: worded by an earlier build (before build ids were recorded), replayed by `);
+    expect(pg.stdout).toMatch(new RegExp(`^verify: 3 sessions, \\d+ stanzas match, ${older + 1} differ in wording only, 0 pending, 0 mismatches`, "m"));
+
+    // --verbose names each stanza, and the build that logged each session's inputs.
+    const verbose = await verify({ MFR_DATABASE_URL: url }, ["--verbose"]);
+    expect(verbose.code).toBe(0);
+    expect(verbose.stdout).toMatch(/^amber-fox-42: input 1, stanza 1 \(.+\): differs in wording only \(what it decides is the same\), sent by 0\.0\.9\+abc1234$/m);
+    expect(verbose.stdout).toMatch(/^calm-elk-3: input \d+, stanza 1 \(.+\): differs in wording only \(the same kind of stanza; .*\), sent by an earlier build/m);
+    expect(verbose.stdout).toMatch(/^amber-fox-42: 6 input\(s\) logged by \S+/m);
   });
 
   it("reads the database the profile names, and says so in one line when it cannot", async () => {
@@ -315,7 +346,7 @@ describe("verify on the shared PostgreSQL store", () => {
     const withDatabase = writeConfigProfile(dir, `agent:roomJid "${ROOM_A}" ;`, `mfr:database "${url}" ;`);
     const run = await runCli(["verify", "--profile", withDatabase]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^verify: 3 sessions, \d+ stanzas match, 0 pending, 0 mismatches$/m);
+    expect(run.stdout).toMatch(/^verify: 3 sessions, \d+ stanzas match, 0 differ in wording only, 0 pending, 0 mismatches \(replayed by .+\)$/m);
 
     const port = new URL(url).port;
     const closed = url.replace(`:${port}/`, ":1/");
@@ -387,7 +418,7 @@ describe("backup of the shared PostgreSQL store", () => {
       expect(after).toEqual(before);
     }
     const [original, copy] = await Promise.all([verify({ MFR_DATABASE_URL: url }), verify({ MFR_DATABASE_URL: restored })]);
-    expect(copy.stdout).toMatch(/^verify: 3 sessions, \d+ stanzas match, 0 pending, 0 mismatches$/m);
+    expect(copy.stdout).toMatch(/^verify: 3 sessions, \d+ stanzas match, 0 differ in wording only, 0 pending, 0 mismatches \(replayed by .+\)$/m);
     expect(copy.stdout).toBe(original.stdout);
   }, 90_000);
 

@@ -15,6 +15,8 @@ import { T0, cancel, completedSession, contribution, start, tempDir } from "./he
 import { useMigratedDatabases } from "./pg/fixtures.js";
 
 const ROOM = "mfr@conference.example";
+/** The build both journals write with their records. */
+const BUILD = "0.1.0+contract";
 const { server } = useTestPostgres();
 const { database } = useMigratedDatabases(server);
 
@@ -22,7 +24,7 @@ const { database } = useMigratedDatabases(server);
 async function pgJournalOn(pool: pg.Pool, owner = "alpha"): Promise<PgJournal> {
   const lease = await new RoomLeases(pool).claim(ROOM, owner, 60_000);
   if (!lease) throw new Error("the room could not be claimed");
-  return new PgJournal({ pool, room: ROOM, epoch: lease.epoch, now: () => T0 + 99 });
+  return new PgJournal({ pool, room: ROOM, epoch: lease.epoch, now: () => T0 + 99, build: BUILD });
 }
 
 const openStores: SessionStore[] = [];
@@ -34,7 +36,7 @@ const STORES: Array<[string, () => Promise<AsyncSessionJournal>]> = [
   [
     "SQLite",
     () => {
-      const store = SessionStore.open(tempDir(), { now: () => T0 + 99 });
+      const store = SessionStore.open(tempDir(), { now: () => T0 + 99, build: BUILD });
       openStores.push(store);
       return Promise.resolve(asyncJournalOf(store));
     },
@@ -80,17 +82,17 @@ describe.each(STORES)("the journal contract: %s", (_name, open) => {
     expect(await journal.heardBefore("another@conference.example", ["sid:1"])).toBe(false);
   });
 
-  it("sent records round-trip in the order recorded, per session", async () => {
+  it("sent records round-trip in the order recorded, per session, with their decisive digest and the journal's build", async () => {
     const journal = await open();
     const seq = await journal.append("a", start("a"), T0);
     await journal.append("b", start("b"), T0);
     const records = [
-      { sessionId: "a", eventSeq: seq, position: 0, at: T0 + 1, digest: "d0", what: "groupchat" },
-      { sessionId: "a", eventSeq: seq, position: 1, at: T0 + 2, digest: "d1", what: "tell ada" },
+      { sessionId: "a", eventSeq: seq, position: 0, at: T0 + 1, digest: "d0", decisive: "d1:x0", what: "groupchat" },
+      { sessionId: "a", eventSeq: seq, position: 1, at: T0 + 2, digest: "d1", what: "tell ada", build: "0.1.0+other" },
     ];
     for (const record of records) await journal.recordSent(record);
     await journal.recordSent({ sessionId: "b", eventSeq: seq + 1, position: 0, at: T0, digest: "db", what: "groupchat" });
-    expect(await journal.sentOf("a")).toEqual(records);
+    expect(await journal.sentOf("a")).toEqual([{ ...records[0], build: BUILD }, records[1]]);
     expect(await journal.sentOf("none")).toEqual([]);
     expect(await journal.sentTrackedAfter()).toBeLessThan(seq);
   });

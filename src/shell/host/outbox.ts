@@ -12,6 +12,7 @@ import type { SentRecord } from "../../store/records.js";
 import { NS_SID, originIdElement } from "../../xmpp/room-history.js";
 import type { Element } from "../../xmpp/stanza.js";
 import { hintStorage } from "../../xmpp/storage-hints.js";
+import { decisiveDigest } from "../decisive-digest.js";
 import { privateMessage, stanzaDigest, type Outgoing } from "../outgoing.js";
 import type { ExpectedSend } from "../sent-check.js";
 
@@ -81,13 +82,13 @@ export class Outbox {
       .then(async () => {
         // A model part is built here, in its turn (see outgoing.ts, `lazyOutgoing`).
         const { stanza } = outgoing;
-        // The digest is of what the step rendered; the origin-id is added after (room-history.ts).
-        const digest = place && sent.tracksSends ? stanzaDigest(stanza) : undefined;
+        // The digests are of what the step rendered; the origin-id is added after (room-history.ts).
+        const digests = place && sent.tracksSends ? { digest: stanzaDigest(stanza), decisive: decisiveDigest(outgoing) } : undefined;
         if (place) stampOriginId(stanza, originIdOf(outgoing.sessionId, place));
         // Not kept: a model's parts; kept: a protocol message without a body (storage-hints.ts).
         hintStorage(stanza, outgoing.bulk === true);
         await outlet.send(stanza, outgoing.sized ? { sized: true } : undefined);
-        if (place && digest !== undefined) sent.recordSent({ sessionId: outgoing.sessionId, ...place, digest, what: outgoing.what });
+        if (place && digests !== undefined) sent.recordSent({ sessionId: outgoing.sessionId, ...place, ...digests, what: outgoing.what });
         if (outgoing.bulk) await outlet.settled?.();
         // A model goes out as dozens of ~200 KiB stanzas, each measured and digested; without
         // a turn of the event loop between them the whole chain runs as one long task.
@@ -98,7 +99,7 @@ export class Outbox {
 
   /** An answer to one participant from the shell, not a step of the core: not logged, so not replayed. */
   tell(sessionId: string, to: Participant, text: string): void {
-    this.queue({ sessionId, stanza: privateMessage(to.room ?? this.room, to.nick, text), what: "tell privately" }, undefined);
+    this.queue({ sessionId, stanza: privateMessage(to.room ?? this.room, to.nick, text), what: "tell privately", addressee: to.nick }, undefined);
   }
 
   /** Resolves once everything queued so far has been handed over (or has failed). */
@@ -132,7 +133,7 @@ export class Outbox {
         continue;
       }
       skipped++;
-      this.sent.recordSent({ sessionId: e.outgoing.sessionId, ...place, digest: e.digest, what: e.outgoing.what });
+      this.sent.recordSent({ sessionId: e.outgoing.sessionId, ...place, digest: e.digest, decisive: decisiveDigest(e.outgoing), what: e.outgoing.what });
     }
     const bySession = new Map<string, string[]>();
     for (const e of tail) bySession.set(e.outgoing.sessionId, [...(bySession.get(e.outgoing.sessionId) ?? []), e.outgoing.what]);

@@ -29,7 +29,9 @@ export interface Migration {
  * journal (see pg-journal.ts), the shared counterpart of the SQLite store's events, sent,
  * archived_sessions and heard tables, each row tagged with the room unit it belongs to.
  * Migration 3: the journal's artefacts (what export reads back: journal_artefacts), and an
- * index on the archive by completion, for pruning.
+ * index on the archive by completion, for pruning. Migration 4: room presence and the agent
+ * evidence. Migration 5: which build wrote each input and sent record, and the digest of what
+ * a sent stanza decides (the SQLite store's schema v8).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -148,6 +150,19 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (identity, kind)
       );
       CREATE INDEX journal_heard_by_time ON journal_heard (room, at);
+    `,
+  },
+  {
+    version: 5,
+    name: "build ids and decisive digests",
+    sql: `
+      -- Which build wrote each record (build-info.ts: 0.1.0+813572e), so verify can say that
+      -- a message differs because an earlier build worded it; NULL in rows written before.
+      ALTER TABLE journal_events ADD COLUMN build text;
+      ALTER TABLE journal_sent ADD COLUMN build text;
+      -- The digest of what a sent stanza decides, its wording left out
+      -- (shell/decisive-digest.ts); NULL in rows written before.
+      ALTER TABLE journal_sent ADD COLUMN decisive text;
     `,
   },
 ];

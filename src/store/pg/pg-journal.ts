@@ -36,6 +36,7 @@ import type {
   SentRecord,
   StoredEvent,
 } from "../records.js";
+import { runningBuildId } from "../../build-info.js";
 import { numberOf, PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
@@ -169,6 +170,8 @@ export interface PgJournalOptions {
    * primary room with its log and phase rooms. Default: just `room`.
    */
   readonly heardRooms?: readonly string[];
+  /** The build id written with each input and sent record (default: the running build's, build-info.ts). */
+  readonly build?: string;
 }
 
 /**
@@ -178,6 +181,8 @@ export interface PgJournalOptions {
  */
 export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
   readonly epoch: number;
+  /** The build id this journal writes with each input and sent record. */
+  readonly build: string;
   private readonly now: () => number;
   private readonly heardRooms: readonly string[];
   /**
@@ -192,6 +197,7 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
   constructor(options: PgJournalOptions) {
     super(options.pool, options.room);
     this.epoch = options.epoch;
+    this.build = options.build ?? runningBuildId();
     this.now = options.now ?? Date.now;
     this.heardRooms = options.heardRooms ?? [options.room];
   }
@@ -230,18 +236,18 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
     return async (tx) => {
       if (heard !== undefined) await insertHeard(tx, heard);
       const result = await tx.query<{ seq: string }>(
-        `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input)
+        `INSERT INTO journal_events (room, session_id, kind, at, live, epoch, input, build)
          VALUES ($1, $2, $3, $4,
            $3 = 'start' OR EXISTS (SELECT 1 FROM journal_events WHERE room = $1 AND session_id = $2 AND live),
-           $5, $6::json)
+           $5, $6::json, $7)
          RETURNING seq::text AS seq`,
-        [this.room, sessionId, input.kind, at, this.epoch, text],
+        [this.room, sessionId, input.kind, at, this.epoch, text, this.build],
       );
       return numberOf(result.rows[0]!.seq, "sequence number");
     };
   }
 
-  /** Records a stanza handed to the connection, fenced like every write. */
+  /** Records a stanza handed to the connection, fenced like every write; with this journal's build unless the record names one. */
   async recordSent(record: SentRecord): Promise<void> {
     await this.fenced(this.recordSentOp(record));
   }
@@ -250,8 +256,8 @@ export class PgJournal extends PgRoomReader implements AsyncSessionJournal {
   recordSentOp(record: SentRecord): WriteOp<void> {
     return async (tx) => {
       await tx.query(
-        "INSERT INTO journal_sent (room, session_id, event_seq, position, at, digest, what) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [this.room, record.sessionId, record.eventSeq, record.position, record.at, record.digest, record.what],
+        "INSERT INTO journal_sent (room, session_id, event_seq, position, at, digest, what, decisive, build) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [this.room, record.sessionId, record.eventSeq, record.position, record.at, record.digest, record.what, record.decisive ?? null, record.build ?? this.build],
       );
     };
   }

@@ -8,7 +8,7 @@
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import { fromArchivedForm, isCompletionStatus } from "../records.js";
-import type { ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, SentRecord, StoredEvent } from "../records.js";
+import type { ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, SentRecord, StoredEvent } from "../records.js";
 
 /** A row of journal_events, its bigint columns read as text (numberOf). */
 interface EventRow {
@@ -42,12 +42,27 @@ export class PgRoomReader {
     protected readonly pool: pg.Pool,
     /** The room unit: the tag on every row read. */
     readonly room: string,
+    /**
+     * The database has the build and decisive-digest columns (migration 5): false for an older
+     * schema read as it is (verify beside instances not yet upgraded), whose rows have neither.
+     */
+    private readonly hasBuilds = true,
   ) {}
 
-  /** The session's sent records in this room, in the order they were recorded. */
+  /** The session's sent records in this room, in the order they were recorded; `decisive` and `build` only where the row has them. */
   async sentOf(sessionId: SessionId): Promise<SentRecord[]> {
-    const result = await this.pool.query<{ session_id: string; event_seq: string; position: number; at: string; digest: string; what: string }>(
-      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what
+    const result = await this.pool.query<{
+      session_id: string;
+      event_seq: string;
+      position: number;
+      at: string;
+      digest: string;
+      what: string;
+      decisive: string | null;
+      build: string | null;
+    }>(
+      `SELECT session_id, event_seq::text AS event_seq, position, at::text AS at, digest, what,
+         ${this.hasBuilds ? "decisive, build" : "NULL::text AS decisive, NULL::text AS build"}
        FROM journal_sent WHERE room = $1 AND session_id = $2 ORDER BY seq`,
       [this.room, sessionId],
     );
@@ -58,7 +73,19 @@ export class PgRoomReader {
       at: numberOf(r.at, "instant"),
       digest: r.digest,
       what: r.what,
+      ...(r.decisive !== null ? { decisive: r.decisive } : {}),
+      ...(r.build !== null ? { build: r.build } : {}),
     }));
+  }
+
+  /** The builds that logged the session's inputs in this room, in the order each first did, with how many each logged. */
+  async inputBuildsOf(sessionId: SessionId): Promise<BuildCount[]> {
+    const result = await this.pool.query<{ build: string | null; inputs: string }>(
+      `SELECT ${this.hasBuilds ? "build" : "NULL::text AS build"}, count(*)::text AS inputs FROM journal_events
+       WHERE room = $1 AND session_id = $2 GROUP BY 1 ORDER BY min(seq)`,
+      [this.room, sessionId],
+    );
+    return result.rows.map((r) => ({ build: r.build ?? undefined, inputs: numberOf(r.inputs, "count") }));
   }
 
   /** 0: this journal recorded sends from its first event (there is no older history to spare). */

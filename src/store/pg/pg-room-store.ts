@@ -61,6 +61,8 @@ export interface PgRoomStoreOptions {
   readonly onFailure: (err: unknown) => void;
   /** Called inside each fenced transaction, after its writes and before its commit, with their names (a test hook: src/fleet/stop-inside-write.ts). */
   readonly insideWrite?: (writes: readonly string[]) => void;
+  /** The build id written with each input and sent record (default: the running build's, build-info.ts). */
+  readonly build?: string;
 }
 
 /** Most writes committed in one transaction. */
@@ -117,7 +119,14 @@ export class PgRoomStore implements CoordinatorStore {
     this.log = options.log;
     this.onFailure = options.onFailure;
     this.insideWrite = options.insideWrite;
-    this.journal = new PgJournal({ pool: options.pool, room: options.unit, epoch: options.epoch, heardRooms: options.rooms, ...(options.now ? { now: options.now } : {}) });
+    this.journal = new PgJournal({
+      pool: options.pool,
+      room: options.unit,
+      epoch: options.epoch,
+      heardRooms: options.rooms,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.build !== undefined ? { build: options.build } : {}),
+    });
   }
 
   /** Loads what the owner reads (see the module comment); rejects when the database cannot be read. */
@@ -174,7 +183,7 @@ export class PgRoomStore implements CoordinatorStore {
   /** Notes a stanza handed to the connection: in memory now, in the database in queue order. */
   recordSent(record: SentRecord): void {
     const list = this.sent.get(record.sessionId) ?? [];
-    list.push(record);
+    list.push({ ...record, build: record.build ?? this.journal.build });
     this.sent.set(record.sessionId, list);
     void this.write("sent record", this.journal.recordSentOp(record)).catch(() => undefined);
   }

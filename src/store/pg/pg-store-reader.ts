@@ -23,6 +23,8 @@ import type { Queryable } from "./room-lease.js";
 
 /** The oldest schema this reader reads: journal_artefacts came with migration 3. */
 const READABLE_FROM_VERSION = 3;
+/** The schema from which rows carry the build that wrote them and sent records their decisive digest. */
+const BUILDS_FROM_VERSION = 5;
 
 /** How many sessions a database holds: every (room, session) with events or an archive row, and the archived ones. */
 export interface SessionTally {
@@ -74,6 +76,8 @@ export class PgStoreReader {
     private readonly pool: pg.Pool,
     /** The database's URL with its password masked, for messages. */
     readonly where: string,
+    /** Its schema's version when opened (an older one is read as it is: see PgRoomReader). */
+    readonly schemaVersion: number,
   ) {}
 
   /** Connects to the database at `url` and checks its schema (see the module comment); throws StoreError. */
@@ -86,7 +90,7 @@ export class PgStoreReader {
       if (version < READABLE_FROM_VERSION) {
         throw new StoreError("unwritable", `${where} uses an older schema (v${version}) than this coordinator reads; start a coordinator on it once to migrate it`);
       }
-      return new PgStoreReader(pool, where);
+      return new PgStoreReader(pool, where, version);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw storeErrorOf(error, url, where);
@@ -113,7 +117,7 @@ export class PgStoreReader {
 
   /** One room unit's journal, for reading. */
   room(room: string): PgRoomReader {
-    return new PgRoomReader(this.pool, room);
+    return new PgRoomReader(this.pool, room, this.schemaVersion >= BUILDS_FROM_VERSION);
   }
 
   /**

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import pg from "pg";
 import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
+import { runningBuildId } from "../../../src/build-info.js";
 import type { EvidenceRow } from "../../../src/catalog/evidence.js";
 import type { Input } from "../../../src/session/types.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../../../src/store/heard-log.js";
@@ -69,8 +70,9 @@ function evidence(identity: string, kind: EvidenceRow["kind"], lastSeen: number,
   return { identity, kind, nick: identity.replace(/^.*:/, ""), firstSeen: T0, lastSeen, contributions, proposals: 0 };
 }
 
+/** A sent record as the store reads it back: with the build that wrote it (this one's, by default). */
 function sent(sessionId: string, eventSeq: number, position: number, what = "groupchat"): SentRecord {
-  return { sessionId, eventSeq, position, at: T0 + eventSeq + position, digest: `d-${sessionId}-${eventSeq}-${position}`, what };
+  return { sessionId, eventSeq, position, at: T0 + eventSeq + position, digest: `d-${sessionId}-${eventSeq}-${position}`, what, build: runningBuildId() };
 }
 
 /** Everything an owner reads from the store, for the given rooms, keys and session ids. */
