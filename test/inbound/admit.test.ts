@@ -56,7 +56,7 @@ describe("admit", () => {
     expect(refused).toEqual(["too-large"]);
     expect(outlet.said).toHaveLength(1);
     expect(outlet.said[0]).toMatchObject({ how: "privately", to: `${PRIMARY}/alice` });
-    expect(outlet.said[0]?.text).toMatch(/^Your message of .* is over my limit of 200 B and was not read\.$/);
+    expect(outlet.said[0]?.text).toMatch(/^Your message of .* is over my limit of 200\sB and was not read\.$/);
   });
 
   it("throttles a flood: the first message over the limit is answered once, the rest are dropped silently", async () => {

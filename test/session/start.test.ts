@@ -38,7 +38,7 @@ describe("start", () => {
     expect(says(effects, "primary")).toHaveLength(0);
     const started = ofKind(effects, "broadcast")[0]?.body ?? "";
     expect(started).toMatch(/^Session s1 started by dana: "Move three crates/);
-    expect(started).toContain("open for 45 s");
+    expect(started).toContain("open for 45\u00a0s");
 
     const request = onlyBroadcast(effects, "ModelContributionRequest");
     expect(request).toMatchObject({ sessionId: "s1", round: 1, requestedAgents: null, issues: null, problemDescription: startInput().problem });
