@@ -10,7 +10,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Coordinator } from "../../src/coordinator.js";
 import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
-import { DirectLine } from "../../src/xmpp/direct-line.js";
+import { DirectLine, directLineResource } from "../../src/xmpp/direct-line.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
@@ -40,7 +40,7 @@ afterEach(async () => {
 async function startCoordinator(xmppAccount = ""): Promise<Running> {
   const room = uniqueRoom(server());
   const { coordinator, account, store, resource } = await inProcessCoordinator(server(), room, { log: pino({ level: "silent" }), xmppAccount });
-  const r = { coordinator, jid: account.jid, room, roomLine: `${account.jid}/${resource}`, directLine: `${account.jid}/${resource}-direct` };
+  const r = { coordinator, jid: account.jid, room, roomLine: `${account.jid}/${resource}`, directLine: `${account.jid}/${directLineResource(resource)}` };
   running.push(r);
   afterThis(() => store.close());
   await coordinator.start();
