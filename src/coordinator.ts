@@ -140,7 +140,7 @@ export class Coordinator {
     this.models = modelWorkerOf(hostParts);
     this.sessions = sessionHostOf(hostParts, this.models);
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
-    this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, rooms: { primary: config.room, log: config.logRoom } });
+    this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, isRoom: (jid) => this.rooms.isRoom(jid), rooms: { primary: config.room, log: config.logRoom } });
     const heard = store ?? new MemoryHeardLog();
     this.absences = new Absences({ rooms: this.ourRooms, log, liveSessions: () => this.sessions.liveSessions(), apply: (input) => this.sessions.apply(input) });
     this.pipeline = new InboundPipeline({
