@@ -105,7 +105,7 @@ export class Coordinator {
       { account: config.xmpp, maxStanzaBytes: config.limits.maxStanzaBytes, ...(fleet ? { maySpeak: fleet.maySpeak, presencePriority: -1 } : {}) },
       log.child({ line: "room" }),
     );
-    this.rooms = new Rooms(this.connection, log, (room) => this.catchUp.historyFor(room));
+    this.rooms = new Rooms(this.connection, log, { historyPolicy: (room) => this.catchUp.historyFor(room), subjectOfCreatedRoom: (nick) => wording.roomSubject(nick) });
     this.directLine = config.xmpp.directLine ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive, fleet?.maySpeak) : undefined;
     const timing = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
     this.keepAlive = new Periodic(async () => {

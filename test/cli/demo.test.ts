@@ -14,6 +14,8 @@ describe("npm run demo (the main job)", () => {
     // The web view comes up on loopback; without a terminal the demo does not wait for Enter.
     expect(out).toMatch(/demo: the web view is at http:\/\/127\.0\.0\.1:\d+\//);
     expect(out).not.toContain("press Enter");
+    // The room the coordinator created has its subject, which alice is given at her join.
+    expect(out).toMatch(/Coordinator {2}Model-First Reasoning sessions with Coordinator\. Say "help" for the commands\. {2}\[subject\]/);
     expect(out).toMatch(/\[ModelContributionRequest\]/);
     expect(out).toMatch(/the model has 1 violation; fix round 1 follows/);
     // The fix-round request has a line of its own, which opens the round (client libraries hand a bot only messages with a body).
