@@ -1,8 +1,8 @@
 /**
  * Where answers to inbound messages leave: the room connection, or the direct line for an
- * answer to what came on it. A 1:1 answer to a person goes with our presence to them first,
- * once per stream (xmpp/directed-presence.ts), so their client shows us online while we
- * answer; never to a room occupant, for whom presence would be a join. A send refused as over
+ * answer to what came on it. Each 1:1 answer to a person goes with our presence to them
+ * first (xmpp/directed-presence.ts), so their client shows us online while we answer; never
+ * to a room occupant, for whom presence would be a join. A send refused as over
  * the stanza limit is logged, never thrown, so no answer can take the handling of a message down.
  */
 import type { Logger } from "pino";

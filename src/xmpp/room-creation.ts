@@ -18,7 +18,7 @@ export interface CreatedRoom {
   madeNonAnonymous: boolean;
   /** As seen at the latest join. */
   identities: RoomIdentities | undefined;
-  /** The room's subject as it came at our join (XEP-0045 §7.2.15); undefined when none came. */
+  /** The room's subject as it came after our join (XEP-0045 §7.2.15), or changed since; undefined when none came. */
   readonly subject?: string | undefined;
 }
 
