@@ -338,8 +338,8 @@ export const CORE_SCENARIOS = {
       await owner.joinRoom(plain, "owner");
       await owner.sendRaw(xml("message", { to: theirs, type: "groupchat" }, xml("subject", {}, "The owner's own subject")));
       await owner.waitForMessage((m) => m.from === `${theirs}/owner` && m.subject === "The owner's own subject");
-      const store = options?.store ? await options.store() : DATA_DIRECTORY;
-      const other = await CoordinatorProcess.start({ server, room: theirs, logRoom: plain, mfrConfig: WINDOWS, ...(store.env ? { env: store.env } : {}) });
+      // On its own store (its data directory, or the one the vitest project gives it), not the scene's.
+      const other = await CoordinatorProcess.start({ server, room: theirs, logRoom: plain, mfrConfig: WINDOWS });
       afterThis(() => other.kill());
       await other.joined(theirs);
       await other.joined(plain);
