@@ -104,7 +104,7 @@ export class Coordinator {
       { account: config.xmpp, maxStanzaBytes: config.limits.maxStanzaBytes, ...(fleet ? { maySpeak: fleet.maySpeak, presencePriority: -1 } : {}) },
       log.child({ line: "room" }),
     );
-    this.rooms = new Rooms(this.connection, log, (room) => this.catchUp.historyFor(room));
+    this.rooms = new Rooms(this.connection, log, { historyPolicy: (room) => this.catchUp.historyFor(room), subjectOfCreatedRoom: (nick) => wording.roomSubject(nick) });
     this.directLine = config.xmpp.directLine ? new DirectLine(config.xmpp, config.limits.maxStanzaBytes, log.child({ line: "direct" }), options.keepAlive, fleet?.maySpeak) : undefined;
     const timing = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
     this.keepAlive = new Periodic(async () => {
@@ -139,7 +139,7 @@ export class Coordinator {
     this.models = modelWorkerOf(hostParts);
     this.sessions = sessionHostOf(hostParts, this.models);
     this.sessions.onStep(new SessionMetrics(this.metrics).take);
-    this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, rooms: { primary: config.room, log: config.logRoom } });
+    this.replies = new Replies({ connection: this.connection, directLine: this.directLine, log, isRoom: (jid) => this.rooms.isRoom(jid), rooms: { primary: config.room, log: config.logRoom } });
     const heard = store ?? new MemoryHeardLog();
     this.absences = new Absences({ rooms: this.ourRooms, log, liveSessions: () => this.sessions.liveSessions(), apply: (input) => this.sessions.apply(input) });
     this.pipeline = new InboundPipeline({

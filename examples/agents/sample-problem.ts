@@ -70,8 +70,9 @@ const TWO_TRIPS = [
 
 export const MODELER_SCRIPT: ExampleAgentScript = {
   contribution: (round) => (round === 1 ? MODELER : undefined),
-  // The modeler models; it leaves planning to others, and says so rather than staying silent.
-  solution: (_model, round) => (round === 1 ? { success: false, message: "I model; I leave the planning to the planners." } : undefined),
+  // The modeler models and has no plan to propose: it says nothing (a proposal without a plan
+  // would be a line of noise in the room, and would still count as a proposal).
+  solution: () => undefined,
 };
 
 export const PLANNER_SCRIPT: ExampleAgentScript = {

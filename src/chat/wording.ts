@@ -14,6 +14,8 @@ export const wording = {
   notYetAvailable: (usage: string) => `"${usage.split(" ")[0]}" is not available in this version yet. Say "help" for what works now.`,
   agentCommandRefused: () =>
     `I take commands from people, not from agents (to avoid bot loops). An operator can allow-list an agent with mfr:allowCommandsFrom.`,
+  /** The subject of a room the coordinator created (xmpp/room-creation.ts): one line, what it is and the one command to remember. */
+  roomSubject: (nick: string) => `Model-First Reasoning sessions with ${nick}. Say "help" for the commands.`,
   occupantsOnly: () => `Only occupants of the room can do that. Join the room first.`,
   notInRoom: () => `I am not in the room right now (reconnecting to it), so I cannot tell who is there or start anything. Try again in a moment.`,
   throttled: () => `You are sending too fast; I will ignore your messages for a little while.`,

@@ -19,7 +19,7 @@ export const XmppAccountSchema = z.object({
   username: z.string().regex(/^[^@/\s]+$/, "a username without @ or /"),
   password: z.string().min(1, "a password (from the secrets file or XMPP_PASSWORD)"),
   resource: z.string().min(1, "a non-empty resource"),
-  /** A second connection (resource `<resource>-direct`) for 1:1 chat with people; see src/xmpp/direct-line.ts. */
+  /** A second connection (resource `<resource> (chat)`) for 1:1 chat with people; see src/xmpp/direct-line.ts. */
   directLine: z.boolean().default(true),
 });
 

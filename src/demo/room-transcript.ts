@@ -10,6 +10,8 @@ export interface TranscriptLine {
   nick: string;
   text: string;
   payload?: { mode: string; messageType?: string; json?: Record<string, unknown> };
+  /** The line is the room's subject (XEP-0045: a message with a subject and no body), as it came at the join or changed. */
+  subject?: true;
 }
 
 export class RoomTranscript {
@@ -65,6 +67,7 @@ export class RoomTranscript {
     if (slash < 0) return;
     const nick = from.slice(slash + 1);
     const body = stanza.getChildText("body") ?? "";
+    const subject = stanza.getChild("body") === undefined ? stanza.getChildText("subject") : null;
     const payloadEl = stanza.getChild("payload", LINGUE);
     let payload: TranscriptLine["payload"];
     if (payloadEl) {
@@ -78,7 +81,7 @@ export class RoomTranscript {
       }
       payload = { mode: String(payloadEl.attrs.mode), messageType: payloadEl.attrs.messageType ? String(payloadEl.attrs.messageType) : undefined, json };
     }
-    const line: TranscriptLine = { at: Date.now(), nick, text: body, ...(payload ? { payload } : {}) };
+    const line: TranscriptLine = subject !== null ? { at: Date.now(), nick, text: subject, subject: true } : { at: Date.now(), nick, text: body, ...(payload ? { payload } : {}) };
     this.lines.push(line);
     this.print(this.format(line));
     for (const waiter of [...this.waiters]) {
@@ -91,7 +94,7 @@ export class RoomTranscript {
 
   private format(line: TranscriptLine): string {
     const t = `+${((line.at - this.startedAt) / 1000).toFixed(2).padStart(6)}s`;
-    const tag = line.payload ? `  [${short(line.payload.messageType ?? line.payload.mode)}]` : "";
+    const tag = line.payload ? `  [${short(line.payload.messageType ?? line.payload.mode)}]` : line.subject ? "  [subject]" : "";
     const text = line.text.split("\n");
     const first = `${t}  ${line.nick.padEnd(12)} ${text[0] ?? ""}${tag}`;
     return [first, ...text.slice(1).map((l) => `${" ".repeat(22)}${l}`)].join("\n");

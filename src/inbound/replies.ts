@@ -1,7 +1,9 @@
 /**
  * Where answers to inbound messages leave: the room connection, or the direct line for an
- * answer to what came on it. A send refused as over the stanza limit is logged, never thrown,
- * so no answer can take the handling of a message down.
+ * answer to what came on it. Each 1:1 answer to a person goes with our presence to them
+ * first (xmpp/directed-presence.ts), so their client shows us online while we answer; never
+ * to a room occupant, for whom presence would be a join. A send refused as over
+ * the stanza limit is logged, never thrown, so no answer can take the handling of a message down.
  */
 import type { Logger } from "pino";
 import { encodeMessage } from "../protocol/codec.js";
@@ -17,6 +19,8 @@ export interface RepliesOptions {
   connection: Pick<XmppConnection, "send">;
   directLine: Pick<DirectLine, "online" | "xmpp"> | undefined;
   log: Logger;
+  /** Whether a JID is one of our rooms: an answer through a room (a private message) goes without presence. */
+  isRoom: (jid: string) => boolean;
   /** The primary room and the log room (null: none), as configured. */
   rooms: { primary: string; log: string | null };
 }
@@ -35,7 +39,8 @@ export class Replies implements ReplyOutlet {
     const stanza =
       target.kind === "room" ? encodeMessage({ to: target.room, type: "groupchat", body: marked(text) }) : encodeMessage({ to: target.to, type: "chat", body: text });
     const line = target.kind === "direct" && target.onDirectLine && directLine?.online ? directLine.xmpp : connection;
-    const result = await line.send(stanza);
+    const presentTo = target.kind === "direct" && !this.options.isRoom(bareJid(target.to));
+    const result = await line.send(stanza, { presentTo });
     if (result === "refused") log.error({ target }, "reply not sent: over the stanza limit");
   }
 

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
+import { DirectedPresence } from "./directed-presence.js";
 import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
 import { feedParserWholeStanzas } from "./parser-feed.js";
@@ -48,6 +49,12 @@ export type SendResult = "sent" | "queued" | "refused";
 export interface SendOptions {
   /** The stanza was measured within the limit when it was built (see `stanzaBytes`). */
   sized?: boolean;
+  /**
+   * The message answers a person 1:1 (never through a room: presence to an occupant JID
+   * would be a join): a directed presence to its `to` goes first (directed-presence.ts), so
+   * their client shows us online while we answer.
+   */
+  presentTo?: boolean;
 }
 
 export type IqGetHandler = (request: Element) => Element | true;
@@ -74,6 +81,10 @@ interface ConnectionEventMap {
 export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private xmpp: Client | undefined;
   private readonly outbox: Outbox;
+  /** Whom this stream sent its presence to (`presentTo`), to tell at a stop; forgotten with the stream. */
+  private readonly directed = new DirectedPresence();
+  /** Queued messages sent with `presentTo`: the presence goes before them when they leave. */
+  private readonly queuedPresentTo = new WeakSet<Element>();
   private readonly iqHandlers: Array<{ ns: string; name: string; handler: IqGetHandler }> = [];
   private readonly unread: Array<(raw: string) => boolean> = [];
   private stopping = false;
@@ -170,16 +181,44 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       return "refused";
     }
     if (!this.xmpp || !this.online) {
-      this.outbox.push(stanza);
+      this.queue(stanza, options);
       return "queued";
     }
     try {
+      if (options.presentTo) await this.presentTo(this.xmpp, String(stanza.attrs.to ?? ""));
       await this.xmpp.send(stanza);
       return "sent";
     } catch (err) {
       this.log.warn({ err: describeError(err) }, "send failed; queued until the connection is back");
-      this.outbox.push(stanza);
+      this.queue(stanza, options);
       return "queued";
+    }
+  }
+
+  private queue(stanza: Element, options: SendOptions): void {
+    this.outbox.push(stanza);
+    if (options.presentTo) this.queuedPresentTo.add(stanza);
+  }
+
+  /** Our presence to a person we answer (directed-presence.ts); no priority: it routes nothing. */
+  private async presentTo(xmpp: Client, to: string): Promise<void> {
+    if (!to) return;
+    await xmpp.send(xml("presence", { to }));
+    this.directed.sent(to);
+  }
+
+  /**
+   * At an orderly stop: each person this stream sent its presence to sees us go (RFC 6121
+   * §4.6.3), before the stream closes. Bounded by the memory's capacity; never throws.
+   */
+  private async withdrawPresence(xmpp: Client): Promise<void> {
+    const people = this.directed.drain();
+    if (people.length === 0) return;
+    try {
+      for (const to of people) await xmpp.send(xml("presence", { to, type: "unavailable" }));
+      this.log.debug({ people: people.length }, "told the people we answered that we are going (directed unavailable presence)");
+    } catch (err) {
+      this.log.debug({ err: describeError(err) }, "could not tell the people we answered that we are going");
     }
   }
 
@@ -300,6 +339,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     if (!xmpp) return;
     xmpp.reconnect.stop();
     if (xmpp.status === "offline" || xmpp.status === "disconnect") return;
+    if (this.online) await this.withdrawPresence(xmpp);
     try {
       const closing = await xmpp.stop();
       if (closing) this.log.info("closed the XMPP stream");
@@ -347,6 +387,8 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     });
     xmpp.on("disconnect", () => {
       this.stream++;
+      // The server ended the session, and with it told the people we sent presence to that we went.
+      this.directed.forget();
       this.onDisconnect(xmpp);
     });
     xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
@@ -432,7 +474,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.outbox.dropped = 0;
     }
     this.emit("online", jid);
-    for (const stanza of queued) await this.send(stanza);
+    for (const stanza of queued) await this.send(stanza, { presentTo: this.queuedPresentTo.has(stanza) });
   }
 
   private onError(err: unknown): void {

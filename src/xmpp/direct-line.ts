@@ -20,9 +20,15 @@ import { DEFAULT_KEEP_ALIVE, Periodic, type KeepAliveTiming } from "./keep-alive
  */
 export const DIRECT_LINE_PRIORITY = 1;
 
-/** The direct line's resource, beside the room connection's. */
+/**
+ * The direct line's resource, beside the room connection's: `Coordinator (chat)` for the
+ * profile's `Coordinator`. A person's client shows it with the answers (profanity labels each
+ * one `coordinator@example.org/Coordinator (chat)`), so it reads as a name; a resource may
+ * hold spaces and brackets (RFC 7622 §3.4). It stays unique per connection: in a fleet the
+ * resource it is made from already names the instance and the unit.
+ */
 export function directLineResource(resource: string): string {
-  return `${resource}-direct`;
+  return `${resource} (chat)`;
 }
 
 export class DirectLine {

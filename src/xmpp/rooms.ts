@@ -63,6 +63,16 @@ interface RoomState {
   history?: HistoryCollection;
   /** What the room and its service said of themselves at the latest join. */
   facts?: RoomFacts;
+  /** The room's subject as last seen (at a join, or changed since); undefined before the first. */
+  subject?: string;
+}
+
+/** What the rooms do beyond joining: with none, a room our join creates is configured and left without a subject. */
+export interface RoomsOptions {
+  /** Without one, no history is asked for (maxstanzas=0). */
+  historyPolicy?: HistoryPolicy;
+  /** The subject a room our join created gets, unless it came with one (room-creation.ts); given our nick there. */
+  subjectOfCreatedRoom?: (nick: string) => string;
 }
 
 /** How long we wait before joining a room that put us out (kicked us, or went away). */
@@ -84,13 +94,15 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   /** What each room and its service say of themselves, read at each join (room-facts.ts). */
   private readonly factsReader: RoomFactsReader;
 
+  private readonly historyPolicy: HistoryPolicy;
+
   constructor(
     private readonly connection: XmppConnection,
     private readonly log: Logger,
-    /** Without one, no history is asked for (maxstanzas=0). */
-    private readonly historyPolicy: HistoryPolicy = () => ({ kind: "none" }),
+    private readonly options: RoomsOptions = {},
   ) {
     super();
+    this.historyPolicy = options.historyPolicy ?? (() => ({ kind: "none" }));
     this.histories = new HistoryTaking(connection, log, (jid) => this.rooms.get(jid), (room, history) => this.emit("history", room, { ...history, facts: this.rooms.get(room)?.facts }));
     this.factsReader = new RoomFactsReader(connection);
     // The room sends every message we say back to us; a model part comes back as large as it
@@ -106,11 +118,16 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     return resource !== undefined && resource !== "" && resource === this.nickIn(bare);
   }
 
-  /** isOwnEcho, read from a stanza's text before it is parsed (a text that is no message start tag is not). */
+  /**
+   * isOwnEcho, read from a stanza's text before it is parsed (a text that is no message start
+   * tag is not). A subject we set is parsed all the same: the room sends it from our nick after
+   * every join's history, and it ends that history (room-history-taking.ts).
+   */
   private isOwnEchoText(raw: string): boolean {
     if (!raw.startsWith("<message")) return false;
     const tag = startTag(raw);
     if (tag === null || tag.name !== "message" || !this.isOwnEcho(tag.attrs.type ?? "", tag.attrs.from ?? "")) return false;
+    if (raw.includes("<subject")) return false;
     this.histories.noteOwnEchoText(bareJid(tag.attrs.from ?? ""), raw);
     return true;
   }
@@ -121,7 +138,21 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
    * subject that ends it). Other messages are left to the caller.
    */
   takeHistory(stanza: Element): boolean {
+    this.noteSubject(stanza);
     return this.histories.take(stanza);
+  }
+
+  /** A subject from one of our rooms (XEP-0045 §8.1: a groupchat message with a subject and no body), at a join or changed since. */
+  private noteSubject(stanza: Element): void {
+    if (stanza.attrs.type !== "groupchat" || stanza.getChild("body") !== undefined) return;
+    const subject = stanza.getChild("subject");
+    const room = subject && this.rooms.get(bareJid(String(stanza.attrs.from ?? "")));
+    if (room) room.subject = subject.getText();
+  }
+
+  /** The room's subject as last seen; undefined before it sent one. */
+  subject(roomJid: string): string | undefined {
+    return this.rooms.get(bareJid(roomJid))?.subject;
   }
 
   /** Whether a room's history is still being given back (its messages wait for the `history` event). */
@@ -319,6 +350,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   private sendJoin(room: RoomState, request: HistoryRequest, archived: boolean): Promise<void> {
     room.pendingJoin?.reject(new Error("superseded by a new join"));
     room.leaving = undefined;
+    // What this join's room says of its subject, not what an earlier room of that name said.
+    room.subject = undefined;
     this.histories.begin(room, request, archived);
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -385,7 +418,10 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
         realJids: statuses.has("100") || role === "moderator" || room.madeNonAnonymous || [...room.occupants.values()].some((o) => o.realJid),
       };
       this.emit("identities", room.jid, room.identities);
-      if (statuses.has("201")) void configureCreatedRoom(this.connection, this.log, room, (identities) => this.emit("identities", room.jid, identities));
+      if (statuses.has("201")) {
+        const subject = this.options.subjectOfCreatedRoom?.(nick);
+        void configureCreatedRoom(this.connection, this.log, room, (identities) => this.emit("identities", room.jid, identities), subject);
+      }
     }
   }
 

@@ -14,6 +14,8 @@ describe("npm run demo (the main job)", () => {
     // The web view comes up on loopback; without a terminal the demo does not wait for Enter.
     expect(out).toMatch(/demo: the web view is at http:\/\/127\.0\.0\.1:\d+\//);
     expect(out).not.toContain("press Enter");
+    // The room the coordinator created has its subject, which alice is given at her join.
+    expect(out).toMatch(/Coordinator {2}Model-First Reasoning sessions with Coordinator\. Say "help" for the commands\. {2}\[subject\]/);
     expect(out).toMatch(/\[ModelContributionRequest\]/);
     expect(out).toMatch(/the model has 1 violation; fix round 1 follows/);
     // The fix-round request has a line of its own, which opens the round (client libraries hand a bot only messages with a body).
@@ -24,6 +26,9 @@ describe("npm run demo (the main job)", () => {
     // The planner's one-trip plan is caught by the check, and it is asked to repair it.
     expect(out).toMatch(/1 plan failed the check \(invalid at step 3: \(< \(load truck1\) \(capacity truck1\)\) is false\); a valid plan is already in\. Repair round 1 of 2/);
     expect(out).toMatch(/planner {6}Solution proposal for \S+: Two trips/);
+    // The modeller has no plan to propose, and says nothing: the two proposers are the planner and the solver.
+    expect(out).not.toMatch(/modeler {6}Solution proposal/);
+    expect(out).toMatch(/\(2 proposals in all\)/);
     expect(out).toMatch(/Final summary \(solved\):\nSession \S+ solved after/);
     // The room's last line is the SessionComplete's own body.
     expect(out).toMatch(/Coordinator {2}\[MFR\] Session \S+ solved after [^\n]*\[SessionComplete\]/);

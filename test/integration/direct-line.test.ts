@@ -10,7 +10,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Coordinator } from "../../src/coordinator.js";
 import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
-import { DirectLine } from "../../src/xmpp/direct-line.js";
+import { DirectLine, directLineResource } from "../../src/xmpp/direct-line.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
@@ -40,7 +40,7 @@ afterEach(async () => {
 async function startCoordinator(xmppAccount = ""): Promise<Running> {
   const room = uniqueRoom(server());
   const { coordinator, account, store, resource } = await inProcessCoordinator(server(), room, { log: pino({ level: "silent" }), xmppAccount });
-  const r = { coordinator, jid: account.jid, room, roomLine: `${account.jid}/${resource}`, directLine: `${account.jid}/${resource}-direct` };
+  const r = { coordinator, jid: account.jid, room, roomLine: `${account.jid}/${resource}`, directLine: `${account.jid}/${directLineResource(resource)}` };
   running.push(r);
   afterThis(() => store.close());
   await coordinator.start();
@@ -104,6 +104,35 @@ describe("the direct line", () => {
     expect(alice.messages.filter((m) => m.from.startsWith(`${jid}/`) && (m.body ?? "").startsWith(HELP))).toHaveLength(1);
   }, 30_000);
 
+  it("a person not subscribed to it sees it online while it answers (directed presence from the line that answers), and sees it go when it stops", async () => {
+    const { coordinator, jid, room, directLine } = await startCoordinator();
+    await until(() => coordinator.directLine?.online === true, "direct line");
+    const alice = await person(room, "alice");
+    const fromAccount = (p: Element): boolean => String(p.attrs.from ?? "").startsWith(`${jid}/`);
+    // Not subscribed: the coordinator's broadcast presence never reached her.
+    expect(alice.presences.filter(fromAccount)).toEqual([]);
+
+    const answer = await askHelp(alice, jid);
+    expect(answer.from).toBe(directLine);
+    // Before the answer, from the full JID that answers, to hers: her client shows it online.
+    const available = alice.presences.filter(fromAccount);
+    expect(available.map((p) => [p.attrs.from, p.attrs.to, p.attrs.type])).toEqual([[directLine, alice.jid, undefined]]);
+    expect(alice.arrivals.indexOf(available[0] as Element)).toBeLessThan(alice.arrivals.indexOf(answer.stanza));
+    // With each answer, so that a client that reconnected under the same full JID sees it again.
+    await askHelp(alice, jid);
+    expect(alice.presences.filter(fromAccount).filter((p) => p.attrs.type === undefined)).toHaveLength(2);
+
+    // Never to an occupant through the room: presence there would be a join under her nick.
+    await alice.sendChat(`${room}/${COORDINATOR_NICK}`, "help");
+    await alice.waitForMessage((m) => m.from === `${room}/${COORDINATOR_NICK}` && (m.body ?? "").startsWith(HELP));
+    expect(alice.presences.filter(fromAccount)).toHaveLength(2);
+    expect(coordinator.rooms.nickIn(room)).toBe(COORDINATOR_NICK);
+
+    await coordinator.stop();
+    const gone = await alice.waitForPresence((p) => p.attrs.from === directLine && p.attrs.type === "unavailable");
+    expect(gone.attrs.to).toBe(alice.jid);
+  }, 30_000);
+
   it("answers 1:1 help while the room connection reads nothing", async () => {
     const { coordinator, jid, room, directLine } = await startCoordinator();
     await until(() => coordinator.directLine?.online === true, "direct line");
@@ -133,8 +162,9 @@ describe("the direct line", () => {
     const alice = await person(first.room, "alice");
     expect((await askHelp(alice, first.jid)).from).toBe(first.directLine);
     await first.coordinator.directLine?.stop();
-    // The server now routes chat to the bare JID to the one resource left.
+    // The server now routes chat to the bare JID to the one resource left, which answers with its own presence.
     expect((await askHelp(alice, first.jid)).from).toBe(first.roomLine);
+    expect(alice.presences.some((p) => p.attrs.from === first.roomLine && p.attrs.type === undefined)).toBe(true);
     // An answer to a question that came on the line before it went leaves on the room connection.
     await first.coordinator.reply({ kind: "direct", to: alice.jid, onDirectLine: true }, "late answer");
     const late = await alice.waitForMessage((m) => m.body === "late answer");

@@ -42,6 +42,24 @@ describe("what ejabberd 23.01 gives the coordinator", () => {
     expect(await coordinator.waitForLog((l) => String(l.msg).startsWith("room identities"))).toMatchObject({ realJids: true, basis: "real JIDs" });
   });
 
+  it("1:1: the direct line binds its resource as asked (`Coordinator (chat)`), and a person not subscribed gets its presence before the answer and its unavailable presence at the stop", async () => {
+    const room = uniqueRoom(server());
+    const coordinator = await CoordinatorProcess.start({ server: server(), room });
+    afterThis(() => coordinator.kill());
+    await coordinator.joined(room);
+    await coordinator.waitForLog((l) => l.msg === "direct line open: 1:1 chat comes and goes here");
+    const line = `${coordinator.jid}/${coordinator.directResource}`;
+    const alice = await TestPeer.connect(peerOptions(server(), await registerUser(server(), "alice")));
+    afterThis(() => alice.stop());
+    await alice.sendChat(coordinator.jid, "help");
+    const answer = await alice.waitForMessage((m) => m.type === "chat" && (m.body ?? "").includes("runs Model-First Reasoning sessions"));
+    expect(answer.from).toBe(line);
+    const present = alice.presences.find((p) => p.attrs.from === line && p.attrs.type === undefined);
+    expect(present && alice.arrivals.indexOf(present)).toBeLessThan(alice.arrivals.indexOf(answer.stanza));
+    expect((await coordinator.terminate()).code).toBe(0);
+    await alice.waitForPresence((p) => p.attrs.from === line && p.attrs.type === "unavailable");
+  });
+
   it("a server restart (kill -9) keeps the persistent, archived room: no gap, and the session goes on", async () => {
     const own = await startTestEjabberd();
     afterThis(() => own.stop());

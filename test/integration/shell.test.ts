@@ -23,7 +23,8 @@ async function peerIn(room: string, nick: string): Promise<TestPeer> {
   return peer;
 }
 
-const fromNick = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "groupchat";
+/** A line said in the room under `nick` (not the room's subject, which a room the coordinator created gives from its nick at every join). */
+const fromNick = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "groupchat" && m.body !== undefined;
 /** An answer about the sender's own input comes privately: the sender may be an agent. */
 const privatelyFrom = (room: string, nick: string) => (m: ReceivedMessage) => m.from === `${room}/${nick}` && m.type === "chat";
 

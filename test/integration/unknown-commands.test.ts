@@ -23,7 +23,8 @@ async function setUp(): Promise<{ room: string; alice: TestPeer; coordinator: Co
   return { room, alice, coordinator };
 }
 
-const inRoomFromCoordinator = (room: string) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && m.type === "groupchat";
+/** A line the coordinator said in the room (not the subject of the room it created, which it gives from its nick at every join). */
+const inRoomFromCoordinator = (room: string) => (m: ReceivedMessage) => m.from === `${room}/Coordinator` && m.type === "groupchat" && m.body !== undefined;
 
 describe("unknown and misspelt commands over a real room", () => {
   it("in the room, mfr-stauts gets 'did you mean mfr-status?', frobnicate now and an agent's typo get nothing", async () => {

@@ -10,6 +10,7 @@ import { CLI, REPO_ROOT } from "./cli.js";
 import type { LocalProsody } from "./prosody.js";
 import { collectLog, type LogLine } from "./child-log.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
+import { directLineResource } from "../../src/xmpp/direct-line.js";
 import { fleetEnv, freshFleetPlace, nextInstanceId, onPostgres, roomResourceOf, type FleetPlace } from "./test-store.js";
 
 export interface CoordinatorProcessOptions {
@@ -256,7 +257,7 @@ export class CoordinatorProcess {
 
   /** The resource of its direct line (xmpp:directLine). */
   get directResource(): string {
-    return `${this.resource}-direct`;
+    return directLineResource(this.resource);
   }
 
   /** Resolves with the first log line matching, including ones already logged. */

@@ -13,7 +13,9 @@
  * scenarios are given another store: test/fleet/core-scenarios-pg.test.ts runs them on
  * PostgreSQL, a fresh database per scene.
  */
+import { xml } from "@xmpp/client";
 import { describe, expect, it } from "vitest";
+import { wording } from "../../src/chat/wording.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, uniqueRoom, type LocalProsody } from "./prosody.js";
@@ -23,6 +25,8 @@ import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, S
 const NS_SID = "urn:xmpp:sid:0";
 const WINDOWS = "mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The subject a room the coordinator creates gets. */
+const ROOM_SUBJECT = wording.roomSubject(COORDINATOR_NICK);
 
 /** The origin-ids of what the coordinator said live in `room` (groupchat), in order. */
 function coordinatorOriginIds(messages: readonly ReceivedMessage[], room: string): string[] {
@@ -293,6 +297,57 @@ export const CORE_SCENARIOS = {
       const line = await back.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("caught up on"), 20_000);
       expect(line).toMatchObject({ caughtUp: 230, from: "archive" });
       expect(back.logs.some((l) => l.msg === "may have missed what the room said while we were away: the server did not keep it")).toBe(false);
+    },
+  },
+  roomSubject: {
+    title: "the room it creates gets a subject, which after a restart ends the join's history and is taken for no input; rooms others created keep theirs",
+    run: async (server, afterThis, options?) => {
+      const { room, human, restart, coordinator } = await sceneOf(server, afterThis, {}, options);
+      expect(await coordinator().waitForLog((l) => l.msg === "gave the room we created its subject")).toMatchObject({ room, subject: ROOM_SUBJECT });
+      // Whoever joins now is given it at the join, from the coordinator's nick (not "subject cleared").
+      const bob = await TestPeer.connect(peerOptions(server, await registerUser(server, "bob")));
+      afterThis(() => bob.stop());
+      await bob.joinRoom(room, "bob");
+      const given = await bob.waitForMessage((m) => m.subject !== undefined);
+      expect(given).toMatchObject({ from: `${room}/${COORDINATOR_NICK}`, subject: ROOM_SUBJECT });
+      expect(given.body).toBeUndefined();
+
+      // After a restart the room sends the subject from the coordinator's own nick, after what was
+      // said meanwhile: it ends the join's history at once (no quiet wait), is not counted among
+      // what the room said, and is not set again (the room was not created anew).
+      const subjectsSeen = human.messages.filter((m) => m.subject !== undefined).length;
+      await coordinator().kill();
+      await human.sendGroupchat(room, { body: "a line while it is away" });
+      await sleep(300);
+      const back = await restart();
+      await back.waitForLog(caughtUp(1), 10_000);
+      await human.sendGroupchat(room, { body: "help" });
+      await human.waitForMessage((m) => m.from === `${room}/${COORDINATOR_NICK}` && (m.body ?? "").includes("runs Model-First Reasoning sessions"), 10_000);
+      expect(back.logs.filter((l) => l.msg === "the room sent no subject after its history; taking what came as all of it")).toEqual([]);
+      expect(back.logs.filter((l) => l.msg === "gave the room we created its subject")).toEqual([]);
+      expect(human.messages.filter((m) => m.subject !== undefined)).toHaveLength(subjectsSeen);
+
+      // Rooms someone else created are left as they are, with a subject of their own or none.
+      const owner = await TestPeer.connect(peerOptions(server, await registerUser(server, "owner")));
+      afterThis(() => owner.stop());
+      const theirs = uniqueRoom(server);
+      const plain = uniqueRoom(server);
+      await owner.joinRoom(theirs, "owner");
+      await owner.joinRoom(plain, "owner");
+      await owner.sendRaw(xml("message", { to: theirs, type: "groupchat" }, xml("subject", {}, "The owner's own subject")));
+      await owner.waitForMessage((m) => m.from === `${theirs}/owner` && m.subject === "The owner's own subject");
+      // On its own store (its data directory, or the one the vitest project gives it), not the scene's.
+      const other = await CoordinatorProcess.start({ server, room: theirs, logRoom: plain, mfrConfig: WINDOWS });
+      afterThis(() => other.kill());
+      await other.joined(theirs);
+      await other.joined(plain);
+      const carol = await TestPeer.connect(peerOptions(server, await registerUser(server, "carol")));
+      afterThis(() => carol.stop());
+      await carol.joinRoom(theirs, "carol");
+      expect(await carol.waitForMessage((m) => m.subject !== undefined)).toMatchObject({ from: `${theirs}/owner`, subject: "The owner's own subject" });
+      await carol.joinRoom(plain, "carol");
+      expect((await carol.waitForMessage((m) => m.subject !== undefined && m.from.startsWith(plain))).subject).toBe("");
+      expect(other.logs.filter((l) => l.msg === "gave the room we created its subject")).toEqual([]);
     },
   },
 } satisfies Record<string, CoreScenario>;

@@ -23,7 +23,7 @@ export interface BuiltCoordinator {
   coordinator: Coordinator;
   /** Its store: close it once the coordinator has stopped. */
   store: { close(): Promise<void> };
-  /** The resource of its room connection: the profile's, or on PostgreSQL `<resource>-<instance>-0`. Its direct line is this plus `-direct`. */
+  /** The resource of its room connection: the profile's, or on PostgreSQL `<resource>-<instance>-0`. Its direct line's is made from it (`directLineResource`). */
   resource: string;
 }
 

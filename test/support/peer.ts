@@ -206,6 +206,8 @@ export class TestPeer {
   readonly messages: ReceivedMessage[];
   /** Every presence received since connect, in order. */
   readonly presences: Element[];
+  /** Every message and presence received since connect, in the order they came (a message as its stanza). */
+  readonly arrivals: Element[] = [];
   /** Errors the client reported (stream errors such as policy-violation, socket errors). */
   readonly errors: Error[] = [];
   private readonly inbox = new Inbox<ReceivedMessage>();
@@ -221,6 +223,7 @@ export class TestPeer {
     this.presences = this.presenceInbox.all;
     xmpp.on("error", (err: Error) => this.errors.push(err));
     xmpp.on("stanza", (stanza: Element) => {
+      if (stanza.is("message") || stanza.is("presence")) this.arrivals.push(stanza);
       if (stanza.is("message")) this.inbox.push(parseMessage(stanza));
       else if (stanza.is("presence")) this.presenceInbox.push(stanza);
     });

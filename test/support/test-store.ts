@@ -95,7 +95,7 @@ export function fleetEnv(place: FleetPlace): Record<string, string> {
 
 /**
  * The XMPP resource of the coordinator's room connection: the profile's, or on PostgreSQL
- * the primary unit's `<resource>-<instance>-0`. Its direct line is this plus `-direct`.
+ * the primary unit's `<resource>-<instance>-0`. Its direct line's is made from it (`directLineResource`: `<resource> (chat)`).
  */
 export function roomResourceOf(resource: string, instanceId: string | undefined): string {
   return instanceId === undefined ? resource : `${resource}-${instanceId}-0`;
