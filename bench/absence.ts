@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { xml } from "@xmpp/client";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
-import { LINGUE, MFR, Mode } from "../src/protocol/vocab.js";
+import { LINGUE, MFR, Mode } from "../src/base/vocab.js";
 import { Occupant, type Element } from "./support/occupant.js";
 
 const REQUEST_TO_KILL_MS = 2000;

@@ -5,7 +5,7 @@
  * - stock: one N3.Parser per contribution into one N3.Store (a named graph each), then
  *   rdf-validate-shacl with the project's shapes (bench/pipeline/stock.ts);
  * - product: analyseModel, what the model worker runs (parse into one store, coordinator
- *   links, formal model, SHACL with the plan compiled from the shapes (src/model/shacl/),
+ *   links, formal model, SHACL with the plan compiled from the shapes (src/rdf/shacl/),
  *   findings, the Turtle for solvers, counts).
  *
  * Each size runs in a fresh child process (so peak RSS is that size's, not the largest
@@ -33,20 +33,20 @@ import { fileURLToPath } from "node:url";
 import { DataFactory, Parser, type Store } from "n3";
 import type { Quad } from "n3";
 import { isReadByFormalModel, readFormalModel } from "../src/formal/index.js";
-import { analyseModel } from "../src/model/analysis.js";
-import type { AnalysisJob } from "../src/model/analysis.js";
-import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/model/merge.js";
-import type { ContributionGraph } from "../src/model/merge.js";
-import { parseInto } from "../src/model/parse.js";
-import { modelForSolvers, sessionPrefixes } from "../src/model/serialize.js";
-import { validateShacl } from "../src/model/shacl/engine.js";
-import { resultsOfReport } from "../src/model/shacl/result.js";
-import type { ShaclOutcome } from "../src/model/shacl/result.js";
-import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/model/shapes.js";
-import { validateModel } from "../src/model/validate.js";
-import { ModelStore, type QuadQueries } from "../src/model/quad-store.js";
-import { YOUNG_GENERATION_MB } from "../src/model/model-worker.js";
-import { sessionBaseIri } from "../src/protocol/vocab.js";
+import { analyseModel } from "../src/analysis/analysis.js";
+import type { AnalysisJob } from "../src/analysis/analysis.js";
+import { completeMerge, countItemsByAgent, problemModelIriFor } from "../src/rdf/merge.js";
+import type { ContributionGraph } from "../src/rdf/merge.js";
+import { parseInto } from "../src/rdf/parse.js";
+import { modelForSolvers, sessionPrefixes } from "../src/rdf/serialize.js";
+import { validateShacl } from "../src/rdf/shacl/engine.js";
+import { resultsOfReport } from "../src/rdf/shacl/result.js";
+import type { ShaclOutcome } from "../src/rdf/shacl/result.js";
+import { PROBLEM_MODEL_SHAPE, loadShapes } from "../src/rdf/shapes.js";
+import { validateModel } from "../src/rdf/validate.js";
+import { ModelStore, type QuadQueries } from "../src/rdf/quad-store.js";
+import { YOUNG_GENERATION_MB } from "../src/model-workers/model-worker.js";
+import { sessionBaseIri } from "../src/base/vocab.js";
 import { difference, findingKeysOfOutcome, findingKeysOfReport, reportKeys, sameKeys } from "./pipeline/compare.js";
 import { realisticModel } from "./pipeline/realistic-model.js";
 import { stockPipeline } from "./pipeline/stock.js";

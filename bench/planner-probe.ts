@@ -7,8 +7,8 @@
 import { Parser } from "n3";
 import { readFormalModel } from "../src/formal/model.js";
 import type { FormalModel } from "../src/formal/model.js";
-import { groundModel } from "../src/solver/grounding.js";
-import { createPlanner } from "../src/solver/index.js";
+import { groundModel } from "../src/planning/solver/grounding.js";
+import { createPlanner } from "../src/planning/solver/index.js";
 import { seededRandom } from "./verification/prng.js";
 
 const SEED = 20_240_601;

@@ -2,9 +2,9 @@
  * The planning benchmark: the project's planners on the IPC problems in ../shared/pddl
  * (relative to the repository; 470 problems in 16 folders, see its README.md).
  *
- * Per problem: the PDDL is imported (src/pddl; a refusal is listed with its reason), then the
- * heuristic planner (src/solver/heuristic) searches with a time limit, then, unless --no-smt,
- * today's SMT planner (src/solver) does the same. Each run is a child process of its own
+ * Per problem: the PDDL is imported (src/planning/pddl-import; a refusal is listed with its reason), then the
+ * heuristic planner (src/planning/solver/heuristic) searches with a time limit, then, unless --no-smt,
+ * today's SMT planner (src/planning/solver) does the same. Each run is a child process of its own
  * (bench/planning/worker.ts), killed at its limit plus a grace; several run at once (--jobs).
  * Every plan returned is checked by the simulator on the imported model: one that is not
  * `valid` is an "invalid plan proposed", printed loudly, and the exit code is 1. For the

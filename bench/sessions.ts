@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { SessionHost, type ModelService, type SessionJournal } from "../src/shell/session-host.js";
+import { SessionHost, type ModelService, type SessionJournal } from "../src/host/session-host.js";
 import { SessionStore } from "../src/store/index.js";
 
 const COUNT = Number(process.argv[2] ?? 1000);

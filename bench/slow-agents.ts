@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { xml } from "@xmpp/client";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
-import { LINGUE, LINGUE_FEATURES, MFR, Mode } from "../src/protocol/vocab.js";
+import { LINGUE, LINGUE_FEATURES, MFR, Mode } from "../src/base/vocab.js";
 import { Occupant, type Element } from "./support/occupant.js";
 
 const FAST_MODEL = `@prefix mfr: <http://purl.org/stuff/mfr/> .

@@ -5,10 +5,10 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { analyseModel } from "../src/model/analysis.js";
-import type { AnalysisJob } from "../src/model/analysis.js";
-import { loadShapes } from "../src/model/shapes.js";
-import { syntheticContribution } from "../src/model/synthetic.js";
+import { analyseModel } from "../src/analysis/analysis.js";
+import type { AnalysisJob } from "../src/analysis/analysis.js";
+import { loadShapes } from "../src/rdf/shapes.js";
+import { syntheticContribution } from "../src/rdf/synthetic.js";
 
 const SIZES = [1_000, 10_000, 50_000];
 const AGENTS = ["alice", "bob", "carol"];

@@ -17,8 +17,8 @@
  * the row, so further figures (a solver's, say) are one more field and one more column.
  */
 import { simulatePlan } from "../src/formal/simulate.js";
-import { createIsolatedPlanner } from "../src/solver/isolated-planner.js";
-import type { Planner } from "../src/solver/index.js";
+import { createIsolatedPlanner } from "../src/planning/solver/isolated-planner.js";
+import type { Planner } from "../src/planning/solver/index.js";
 import type { Verdict, Verification } from "../src/formal/simulate.js";
 import type { FormalModel } from "../src/formal/model.js";
 import { directCheck } from "./verification/direct-checks.js";

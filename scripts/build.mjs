@@ -2,7 +2,7 @@
 // Compiles the TypeScript sources into dist/ and stamps dist/build-info.json with the
 // package version, which `npm start` (scripts/start.mjs) compares before it starts, the
 // build time and, in a git checkout, the commit (short hash, and whether tracked files
-// differ from it): the build id every sent record carries (src/build-info.ts).
+// differ from it): the build id every sent record carries (src/base/build-info.ts).
 //
 //   node scripts/build.mjs            compile; fail when TypeScript is not installed
 //   node scripts/build.mjs --optional compile when TypeScript is installed, otherwise

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { runningBuildId } from "./build-info.js";
+import { runningBuildId } from "./base/build-info.js";
 import { ConfigError } from "./config/errors.js";
 import { describeConfig, loadConfig, resolveDatabaseUrl, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
-import type { PddlContribution } from "./pddl-contribution/index.js";
-import { Coordinator } from "./coordinator.js";
-import { createLogger, type Logger } from "./log.js";
+import type { PddlContribution } from "./agents/pddl-contribution/index.js";
+import { Coordinator } from "./coordinator/coordinator.js";
+import { createLogger, type Logger } from "./base/log.js";
 import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl, type ExportSource } from "./store/index.js";
 import type { PgStoreReader } from "./store/pg/pg-store-reader.js";
 import { AuthenticationError } from "./xmpp/connection.js";
@@ -273,7 +273,7 @@ function enterPressed(): Promise<void> {
  * an editor can jump there) and exit 2.
  */
 async function pddlContributionOrExit(args: CliArgs): Promise<PddlContribution | undefined> {
-  const { loadPddlContribution, pddlFilesOf } = await import("./pddl-contribution/index.js");
+  const { loadPddlContribution, pddlFilesOf } = await import("./agents/pddl-contribution/index.js");
   const files = pddlFilesOf(args.pddl, args.rest);
   if (files === undefined) return undefined;
   if ("error" in files) fail(`${files.error}\n\n${USAGE}`, EXIT_USAGE);
@@ -286,8 +286,8 @@ async function pddlContributionOrExit(args: CliArgs): Promise<PddlContribution |
 }
 
 async function runSolver(config: Config, log: Logger, contribution: PddlContribution | undefined): Promise<void> {
-  const { ReferenceSolver } = await import("./reference-solver/index.js");
-  const { createIsolatedPlanner } = await import("./solver/isolated-planner.js");
+  const { ReferenceSolver } = await import("./agents/reference-solver/index.js");
+  const { createIsolatedPlanner } = await import("./planning/solver/isolated-planner.js");
   // Z3 runs in a child process: running out of memory there costs one answer, not the agent.
   const planner = createIsolatedPlanner();
   const settings = { maxPlanSteps: config.mfr.maxPlanSteps, planningTimeoutMs: config.mfr.planningTimeoutMs, ...(contribution ? { contribution } : {}) };
@@ -353,7 +353,7 @@ async function main(): Promise<void> {
     case "import-pddl": {
       const [domainPath, problemPath, extra] = args.rest;
       if (domainPath === undefined || problemPath === undefined || extra !== undefined) fail(`import-pddl needs a domain and a problem file\n\n${USAGE}`, EXIT_USAGE);
-      const { runImportPddl } = await import("./pddl/command.js");
+      const { runImportPddl } = await import("./planning/pddl-import/command.js");
       process.exitCode = runImportPddl(domainPath, problemPath, args.out, { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) });
       return;
     }
@@ -381,12 +381,12 @@ async function main(): Promise<void> {
     case "verify": {
       // verify never connects: the rooms and limits of the profile matter, the password does not.
       const config = configOrExit(args.flags, { XMPP_PASSWORD: "(not needed to verify)", ...process.env });
-      const { printRoomsVerification, printVerification } = await import("./shell/verify-report.js");
+      const { printRoomsVerification, printVerification } = await import("./programs/verify-report.js");
       const print = (line: string): void => void process.stdout.write(`${line}\n`);
       if (config.shared.database !== null) {
         // Every room unit of the shared database, each replayed with the rooms its coordinator
         // renders for (the profile's primary room with its log and phase rooms, or a further room).
-        const [{ unitConfigOf }, { renderContextOf }] = await Promise.all([import("./fleet/room-units.js"), import("./shell/outgoing.js")]);
+        const [{ unitConfigOf }, { renderContextOf }] = await Promise.all([import("./fleet/room-units.js"), import("./host/outgoing.js")]);
         const reader = await openDatabaseOrExit(config.shared.database, "verify");
         process.exitCode = await readDatabaseOrExit(reader, () => printRoomsVerification(reader, (room) => renderContextOf(unitConfigOf(config, room)), print, { verbose: args.verbose }));
         return;
@@ -401,7 +401,7 @@ async function main(): Promise<void> {
     }
     case "demo": {
       const pddl = await pddlContributionOrExit(args);
-      const { runDemo } = await import("./demo/run-demo.js");
+      const { runDemo } = await import("./programs/demo/run-demo.js");
       const allowInstall = process.getuid?.() === 0 && process.env.MFR_DEMO_NO_INSTALL === undefined;
       // In a terminal the demo waits for Enter so the web view can be browsed; piped (tests, CI) it ends with the session.
       const keepOpen = process.stdin.isTTY ? () => enterPressed() : undefined;

@@ -10,8 +10,8 @@
  * session lost, two a duplicate), which agents sent a contribution to each session and which
  * the SessionComplete's summary counts (the difference: contributions missed).
  */
-import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
-import { syntheticContribution } from "../../src/model/synthetic.js";
+import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
+import { syntheticContribution } from "../../src/rdf/synthetic.js";
 import { Occupant, type Element, type ServerAddress } from "../support/occupant.js";
 
 const NS_SID = "urn:xmpp:sid:0";

@@ -9,7 +9,7 @@
  * overhead is its own latency less this one.
  */
 import { xml } from "@xmpp/client";
-import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
 import type { Element, Occupant } from "../support/occupant.js";
 
 /** The protocol messages a session's coordinator sent, in order, as the room delivered them. */

@@ -7,11 +7,11 @@
  * description is then replaced by `_:`. Two blank nodes with the same description become
  * the same key; the multiset still counts both.
  */
-import type { QuadQueries } from "../../src/model/quad-store.js";
+import type { QuadQueries } from "../../src/rdf/quad-store.js";
 import type { Term } from "@rdfjs/types";
-import { renderNode } from "../../src/model/finding-text.js";
-import type { ShaclResult } from "../../src/model/shacl/result.js";
-import type { ValidationOutcome } from "../../src/model/validate.js";
+import { renderNode } from "../../src/rdf/finding-text.js";
+import type { ShaclResult } from "../../src/rdf/shacl/result.js";
+import type { ValidationOutcome } from "../../src/rdf/validate.js";
 
 const SH = "http://www.w3.org/ns/shacl#";
 /** How analysis.ts words the findings it adds for formal expressions (not SHACL results). */
@@ -32,7 +32,7 @@ function node(store: QuadQueries, term: Term | null | undefined, coordinatorGrap
 }
 
 /**
- * Full keys from raw SHACL results (either engine's, see src/model/shacl/result.ts):
+ * Full keys from raw SHACL results (either engine's, see src/rdf/shacl/result.ts):
  * severity, focus node, path, source shape, component, value, messages.
  */
 export function reportKeys(results: readonly ShaclResult[], store: QuadQueries, coordinatorGraphIri: string): string[] {

@@ -7,7 +7,7 @@
  */
 import { readCpuProfile, type CallFrame, type CpuProfile, type ProfileNode } from "../profile/cpu-profile.js";
 
-/** The functions analyseModel calls, one per phase (see src/model/analysis.ts). */
+/** The functions analyseModel calls, one per phase (see src/analysis/analysis.ts). */
 const PHASES = [
   "analyseModel",
   "parseContribution",
@@ -22,7 +22,7 @@ const PHASES = [
   "countItemsByAgent",
 ];
 
-/** Where a function lives, short: `n3/src/N3Store.js:123`, `dist/src/model/parse.js:40`, `(native)`. */
+/** Where a function lives, short: `n3/src/N3Store.js:123`, `dist/src/rdf/parse.js:40`, `(native)`. */
 function where(frame: CallFrame): string {
   if (frame.url === "") return "(native)";
   const path = frame.url.replace(/^file:\/\//, "");

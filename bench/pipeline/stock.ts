@@ -14,7 +14,7 @@ import { DataFactory, Parser, Store } from "n3";
 import type { Quad } from "n3";
 import SHACLValidator from "rdf-validate-shacl";
 import factory from "rdf-validate-shacl/src/defaultEnv.js";
-import type { AnalysisJob } from "../../src/model/analysis.js";
+import type { AnalysisJob } from "../../src/analysis/analysis.js";
 
 const { namedNode, literal, quad } = DataFactory;
 

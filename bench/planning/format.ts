@@ -10,8 +10,8 @@ import type { PlannerName, RunSettings } from "./types.js";
 export const METRIC_FF_TARGET = { all: 324, allOf: 470, classical: 205, classicalOf: 288, numeric: 119, numericOf: 182 };
 
 const PLANNER_TITLE: Record<PlannerName, string> = {
-  heuristic: "Heuristic planner (greedy best-first search, FF heuristic: src/solver/heuristic)",
-  smt: "SMT planner (Z3 bounded planning: src/solver)",
+  heuristic: "Heuristic planner (greedy best-first search, FF heuristic: src/planning/solver/heuristic)",
+  smt: "SMT planner (Z3 bounded planning: src/planning/solver)",
 };
 
 function plural(n: number, word: string): string {

@@ -1,14 +1,14 @@
 /**
  * A check of the plan check itself on real data (heuristic planner only, after a plan was
  * found): the found plan and up to MUTANTS seeded mutations of it are simulated on the imported
- * model and on the same model written as PDDL (src/formal/pddl.ts) and imported again; the two
+ * model and on the same model written as PDDL (src/planning/pddl-export/pddl.ts) and imported again; the two
  * agree when verdict and step are equal. Runs after the search is timed, so it costs no search time.
  */
-import { toPddl } from "../../src/formal/pddl.js";
+import { toPddl } from "../../src/planning/pddl-export/pddl.js";
 import type { FormalModel } from "../../src/formal/model.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import type { SimulationLimits, Verification } from "../../src/formal/simulate.js";
-import { importPddl } from "../../src/pddl/index.js";
+import { importPddl } from "../../src/planning/pddl-import/index.js";
 import { mutatePlans } from "../verification/mutate.js";
 import type { RoundTripDisagreement, RoundTripReport } from "./types.js";
 

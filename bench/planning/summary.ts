@@ -2,7 +2,7 @@
  * From per-problem results to per-folder figures: pure, so the test can feed it made-up
  * results (a refusal, a crash, an invalid plan) without any planner.
  */
-import type { PddlRefusal } from "../../src/pddl/index.js";
+import type { PddlRefusal } from "../../src/planning/pddl-import/index.js";
 import type { PlannerName, PlannerRun, ProblemResult, RoundTripDisagreement } from "./types.js";
 
 /** What became of one planner on one problem; only "solved" counts as solved. */

@@ -3,7 +3,7 @@
  * bench keeps per problem. The JSON file of a run is `PlanningRun` as written here, so these
  * types are the file's schema too.
  */
-import type { PddlRefusal } from "../../src/pddl/index.js";
+import type { PddlRefusal } from "../../src/planning/pddl-import/index.js";
 import type { Verdict } from "../../src/formal/simulate.js";
 
 export type PlannerName = "heuristic" | "smt";

@@ -12,9 +12,9 @@
 import { readFileSync } from "node:fs";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import type { FormalModel } from "../../src/formal/model.js";
-import { importPddl } from "../../src/pddl/index.js";
-import { searchHeuristicPlan } from "../../src/solver/heuristic/index.js";
-import { createPlanner } from "../../src/solver/index.js";
+import { importPddl } from "../../src/planning/pddl-import/index.js";
+import { searchHeuristicPlan } from "../../src/planning/solver/heuristic/index.js";
+import { createPlanner } from "../../src/planning/solver/index.js";
 import { roundTripCheck } from "./round-trip.js";
 import type { ImportReport, SearchReport, WorkerJob, WorkerMessage } from "./types.js";
 

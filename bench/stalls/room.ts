@@ -20,7 +20,7 @@
 import { xml } from "@xmpp/client";
 import { realisticModel, AGENTS } from "../pipeline/realistic-model.js";
 import { turtleWireBytes } from "../../src/protocol/model-parts.js";
-import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
 import { Occupant } from "../support/occupant.js";
 
 export interface RoomPlan {

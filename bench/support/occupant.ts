@@ -4,7 +4,7 @@
  * who is present.
  */
 import { client, xml, type Client } from "@xmpp/client";
-import { LINGUE } from "../../src/protocol/vocab.js";
+import { LINGUE } from "../../src/base/vocab.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
 

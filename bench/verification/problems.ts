@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { analyseModel } from "../../src/model/analysis.js";
-import type { ModelAnalysis } from "../../src/model/analysis.js";
-import { loadShapes } from "../../src/model/shapes.js";
+import { analyseModel } from "../../src/analysis/analysis.js";
+import type { ModelAnalysis } from "../../src/analysis/analysis.js";
+import { loadShapes } from "../../src/rdf/shapes.js";
 import type { Store } from "n3";
 
 /** The kinds of hand-labelled invalid plan. */

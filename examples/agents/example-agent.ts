@@ -9,7 +9,7 @@
  * contributes, in parts when the model is large.
  */
 import { client, xml, type Client } from "@xmpp/client";
-import type { PddlContributor } from "../../src/pddl-contribution/index.js";
+import type { PddlContributor } from "../../src/agents/pddl-contribution/index.js";
 
 const LINGUE = "http://purl.org/stuff/lingue/";
 const MFR = "http://purl.org/stuff/mfr/";

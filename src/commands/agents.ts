@@ -1,4 +1,4 @@
-import { wording } from "../chat/wording.js";
+import { wording } from "../inbound/wording.js";
 import type { CommandHandler } from "./command.js";
 
 /** `agents`: the known agents, what each can do, who is here; and how this room tells people apart. */

@@ -1,4 +1,4 @@
-import { wording } from "../chat/wording.js";
+import { wording } from "../inbound/wording.js";
 import type { IdentifiedContext } from "../inbound/context.js";
 import type { CommandScope } from "./command.js";
 

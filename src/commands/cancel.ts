@@ -1,4 +1,4 @@
-import { wording } from "../chat/wording.js";
+import { wording } from "../inbound/wording.js";
 import type { CommandHandler } from "./command.js";
 
 /** `mfr-cancel <sessionId>`: stops a session, if the requester's standing lets them (the core decides and says so). */

@@ -2,11 +2,11 @@
  * What a command handler is, and what it may reach: the sessions, the chooser and the room
  * as data, and the context it answers through. Handlers never hold a connection.
  */
-import type { Command, CommandName } from "../chat/commands.js";
+import type { Command, CommandName } from "./parse.js";
 import type { IdentifiedContext } from "../inbound/context.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { AgentChooser } from "../shell/agent-chooser.js";
-import type { SessionHost } from "../shell/session-host.js";
+import type { AgentChooser } from "../agent-choice/agent-chooser.js";
+import type { SessionHost } from "../host/session-host.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 
 /** What every handler may use. */

@@ -1,4 +1,4 @@
-import { helpText } from "../chat/help.js";
+import { helpText } from "./help-text.js";
 import type { CommandHandler } from "./command.js";
 
 /** `help`: what people can do. Who is who is for `agents` and the docs: help speaks to people about what they can do. */

@@ -3,8 +3,8 @@
  * still parsed and listed by `help` (marked), and answered "not available in this version
  * yet" rather than "unknown command".
  */
-import { COMMANDS, type Command, type CommandName } from "../chat/commands.js";
-import { wording } from "../chat/wording.js";
+import { COMMANDS, type Command, type CommandName } from "./parse.js";
+import { wording } from "../inbound/wording.js";
 import type { IdentifiedContext } from "../inbound/context.js";
 import { agents } from "./agents.js";
 import { approve } from "./approve.js";

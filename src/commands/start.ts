@@ -1,4 +1,4 @@
-import { wording } from "../chat/wording.js";
+import { wording } from "../inbound/wording.js";
 import type { IdentifiedContext } from "../inbound/context.js";
 import { problemFits } from "../protocol/outbound.js";
 import type { CommandHandler, CommandScope } from "./command.js";

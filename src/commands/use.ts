@@ -1,4 +1,4 @@
-import { wording } from "../chat/wording.js";
+import { wording } from "../inbound/wording.js";
 import type { CommandHandler } from "./command.js";
 
 /** `use 1,3` (or `use all`): answers the clarification waiting for this requester with the agents to use. */

@@ -2,7 +2,7 @@
  * The lease timing of several coordinators on one database (mfr:database), and what the
  * database is asked to bound because of it. One place, because three parts must agree: the
  * configuration refuses a timing that cannot work, the lease keeper renews and gives rooms up
- * by it (src/shell/lease-keeper.ts), and every connection a fleet instance opens carries the
+ * by it (src/fleet/lease-keeper.ts), and every connection a fleet instance opens carries the
  * limits computed here (src/fleet/fleet.ts, src/store/pg/pool.ts).
  */
 

@@ -1,4 +1,4 @@
-import { AGENT, FOAF, MFR, XMPP_VOCAB } from "../protocol/vocab.js";
+import { AGENT, FOAF, MFR, XMPP_VOCAB } from "../base/vocab.js";
 
 /** Where in the profile a property lives: on the agent node, its XMPP account, its MFR settings, or its MFR phase rooms. */
 export type ProfileNode = "agent" | "account" | "mfr" | "rooms";

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { nearestWord } from "../spelling.js";
+import { nearestWord } from "../base/spelling.js";
 import { pathToFileURL } from "node:url";
 import { Parser, type Quad, type Term } from "n3";
 import { ConfigError, shown } from "./errors.js";

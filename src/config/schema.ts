@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isLoopback } from "../web/loopback.js";
+import { isLoopback } from "../base/loopback.js";
 import { leaseTimingProblem } from "./lease-timing.js";
 
 /** A bare JID (local@domain), as used for rooms. */

@@ -12,7 +12,7 @@
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../session/types.js";
 import { withConnection } from "../store/pg/pool.js";
-import type { StoredEvent } from "../store/records.js";
+import type { StoredEvent } from "../host/journal-records.js";
 
 /** A journal_events row as read (bigints as text). */
 export interface EventRow {

@@ -5,7 +5,7 @@
  * `room`), aggregated into one exposition.
  */
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import type { LossReason } from "../shell/lease-keeper.js";
+import type { LossReason } from "./lease-keeper.js";
 
 /** The figures an instance's leases are read from, at scrape time. */
 export interface LeaseSources {

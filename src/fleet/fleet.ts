@@ -1,7 +1,7 @@
 /**
  * One instance of several coordinators on one PostgreSQL database (docs/operating.md,
  * "Running several coordinators"). It keeps the leases of the room units it may own
- * (shell/lease-keeper.ts over store/pg/room-lease.ts) and runs one coordinator per unit it
+ * (fleet/lease-keeper.ts over store/pg/room-lease.ts) and runs one coordinator per unit it
  * owns, on that unit's part of the database (store/pg/pg-room-store.ts).
  *
  * The rules it keeps:
@@ -33,16 +33,16 @@ import type { Registry } from "prom-client";
 import { writeIdleLimitMs } from "../config/lease-timing.js";
 import { maskedDatabaseUrl } from "../config/shared-settings.js";
 import type { Config } from "../config/schema.js";
-import { Coordinator } from "../coordinator.js";
+import { Coordinator } from "../coordinator/coordinator.js";
 import type { Readiness } from "../ops/readiness.js";
 import { operationsRoutes } from "../ops/routes.js";
-import { LeaseKeeper, type LeaseKeeperEvent, type LossReason } from "../shell/lease-keeper.js";
+import { LeaseKeeper, type LeaseKeeperEvent, type LossReason } from "./lease-keeper.js";
 import { migrate } from "../store/pg/migrations.js";
 import { PgRoomStore } from "../store/pg/pg-room-store.js";
 import { openPool } from "../store/pg/pool.js";
 import { RoomLeases } from "../store/pg/room-lease.js";
 import { XmppConnection } from "../xmpp/connection.js";
-import { LINGUE_FEATURES } from "../protocol/vocab.js";
+import { LINGUE_FEATURES } from "../base/vocab.js";
 import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
 import type { RunningWebView } from "../web/index.js";
 import { DatabaseView } from "./database-view.js";

@@ -21,9 +21,9 @@
  * - An initial-state `(not …)` adds nothing (closed world); several forms in one literal are
  *   all read. The same triple in two contributions counts once.
  */
-import type { QuadQueries } from "../model/quad-store.js";
+import type { QuadQueries } from "../rdf/quad-store.js";
 import type { Quad, Term } from "@rdfjs/types";
-import { Mfr, RDF_TYPE, RdfList } from "../protocol/vocab.js";
+import { Mfr, RDF_TYPE, RdfList } from "../base/vocab.js";
 import { parseCondition, parseEffect, parseInitialState, parseParameters } from "./expression.js";
 import type { Condition, Effect, InitialFact, ParseResult, TypedVariable } from "./expression.js";
 import { conditionVariables, effectVariables } from "./variables.js";

@@ -10,11 +10,11 @@
 import type { Logger } from "pino";
 import { decodeMessage } from "../protocol/codec.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { Taken } from "../shell/catch-up.js";
-import { wording } from "../chat/wording.js";
-import { FloodGuard } from "../shell/flood-guard.js";
-import { heardOf } from "../shell/heard.js";
-import { senderOf } from "../shell/sender.js";
+import type { Taken } from "../catch-up/catch-up.js";
+import { wording } from "./wording.js";
+import { FloodGuard } from "./flood-guard.js";
+import { heardOf } from "../host/heard.js";
+import { senderOf } from "./sender.js";
 import { OnceAcrossLines } from "../xmpp/direct-line.js";
 import { classifyMessage } from "../xmpp/inbound.js";
 import type { Rooms } from "../xmpp/rooms.js";
@@ -94,7 +94,7 @@ export class Admission {
       }
       log.info({ from: message.from, id: stanza.attrs.id, sentAt, line }, "1:1 message sent while we were away; the server kept it for us");
     }
-    // Said in a room: taken in once, however often the room gives it (shell/heard.ts).
+    // Said in a room: taken in once, however often the room gives it (host/heard.ts).
     const heard = message.kind === "room" ? heardOf(message.room, message.nick, stanza, typeof stamp === "number" ? stamp : now(), typeof stamp === "number") : undefined;
     if (heard && !this.options.heardOnce.firstTake(heard)) {
       log.debug({ room: heard.room, from: stanza.attrs.from, caughtUp: fromHistory }, "message already taken in; skipped");

@@ -5,11 +5,11 @@
  * SessionComplete) is refused, counted and answered privately to its sender.
  */
 import type { Logger } from "pino";
-import { wording } from "../chat/wording.js";
+import { wording } from "./wording.js";
 import { proposalFits } from "../protocol/outbound.js";
 import { readPartNumber } from "../protocol/part-number.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { SessionHost } from "../shell/session-host.js";
+import type { SessionHost } from "../host/session-host.js";
 import type { IdentifiedContext } from "./context.js";
 import type { ProtocolReading } from "./reading.js";
 
@@ -37,7 +37,7 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
       await sessions.contribute(sessionId, from, content, ctx.heard);
       return;
     }
-    // One part of a contribution too large for one stanza: assembled at the edge (shell/contribution-parts.ts).
+    // One part of a contribution too large for one stanza: assembled at the edge (host/contribution-parts.ts).
     const part = readPartNumber(modelPart);
     if (!part.ok) {
       refused("bad-model-part");

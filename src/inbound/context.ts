@@ -4,11 +4,11 @@
  * to answer them. Stages fill it in as they learn more (read: what it asks; identify: with
  * what standing), and answer only through it, never by reaching back to the entry.
  */
-import type { OccupantFacts } from "../catalog/catalog.js";
-import { wording } from "../chat/wording.js";
+import type { OccupantFacts } from "../agent-choice/catalog.js";
+import { wording } from "./wording.js";
 import type { DecodedMessage } from "../protocol/codec.js";
-import type { Heard } from "../shell/heard.js";
-import type { Sender } from "../shell/sender.js";
+import type { Heard } from "../host/heard.js";
+import type { Sender } from "./sender.js";
 import type { Participant, Requester } from "../session/types.js";
 import type { Line } from "../xmpp/direct-line.js";
 import type { InboundMessage } from "../xmpp/inbound.js";
@@ -54,7 +54,7 @@ export interface InboundContext {
   readonly line: Line;
   readonly message: InboundMessage;
   readonly decoded: DecodedMessage;
-  /** For a room message: its keys and when it counts (shell/heard.ts); the input it becomes records it. */
+  /** For a room message: its keys and when it counts (host/heard.ts); the input it becomes records it. */
   readonly heard: Heard | undefined;
   readonly sender: Sender;
   readonly replyTo: ReplyTarget;

@@ -1,11 +1,11 @@
 /**
  * Each room message taken in once, however often the room gives it (a history after an
  * absence overlapping what was heard live, a server that sends it twice): a message is
- * first taken when neither the log of what was heard (shell/heard.ts) nor the messages being
+ * first taken when neither the log of what was heard (host/heard.ts) nor the messages being
  * handled right now know any of its keys.
  */
 import type { Logger } from "pino";
-import type { Heard, HeardLog } from "../shell/heard.js";
+import type { Heard, HeardLog } from "../host/heard.js";
 
 /** Keeps the rule that a room message is taken in once; see the top of this file. */
 export class HeardOnce {

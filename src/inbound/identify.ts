@@ -7,11 +7,11 @@
  * a person. Nobody answers an agent's misspelt command: agents answer us, and it would loop.
  */
 import type { Logger } from "pino";
-import type { CommandName } from "../chat/commands.js";
-import { wording } from "../chat/wording.js";
+import type { CommandName } from "../commands/parse.js";
+import { wording } from "./wording.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { AgentChooser } from "../shell/agent-chooser.js";
-import { isListed, participantOf, requesterOf, type Sender } from "../shell/sender.js";
+import type { AgentChooser } from "../agent-choice/agent-chooser.js";
+import { isListed, participantOf, requesterOf, type Sender } from "./sender.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { withStanding, type IdentifiedContext, type ReadContext, type Standing } from "./context.js";
 

@@ -6,10 +6,10 @@
  * kept for us while we were away waits, once admitted, until we are back (./sent-while-away.ts).
  */
 import type { Logger } from "pino";
-import type { AgentChooser } from "../shell/agent-chooser.js";
-import type { Taken } from "../shell/catch-up.js";
-import type { HeardLog } from "../shell/heard.js";
-import type { SessionHost } from "../shell/session-host.js";
+import type { AgentChooser } from "../agent-choice/agent-chooser.js";
+import type { Taken } from "../catch-up/catch-up.js";
+import type { HeardLog } from "../host/heard.js";
+import type { SessionHost } from "../host/session-host.js";
 import type { Config } from "../config/schema.js";
 import type { OperationsMetrics } from "../ops/metrics.js";
 import type { Rooms } from "../xmpp/rooms.js";
@@ -25,7 +25,7 @@ import { routeMessage, type RouteOptions } from "./route.js";
 import type { UntilBack } from "./sent-while-away.js";
 import type { InboundStage } from "./stages.js";
 
-/** Everything the stages need, given once by the entry (src/coordinator.ts). */
+/** Everything the stages need, given once by the entry (src/coordinator/coordinator.ts). */
 export interface PipelineOptions {
   config: Pick<Config, "room" | "nick" | "limits" | "protocolAllowList" | "commandAllowList">;
   log: Logger;
@@ -38,7 +38,7 @@ export interface PipelineOptions {
   heard: HeardLog;
   readonlyStore: () => boolean;
   isProtocolRoom: (room: string) => boolean;
-  /** Whether a live room message waits for the room's history (shell/catch-up.ts). */
+  /** Whether a live room message waits for the room's history (catch-up/catch-up.ts). */
   holdsLive: (stanza: Element) => boolean;
   sessions: SessionHost;
   chooser: AgentChooser;
@@ -107,7 +107,7 @@ export class InboundPipeline {
         ctx = entry;
         try {
           if (sentWhileAway(entry) !== undefined && !(await this.untilBack.wait())) {
-            // Counted in the one line said when we are back, or when we stop (src/coordinator.ts).
+            // Counted in the one line said when we are back, or when we stop (src/coordinator/coordinator.ts).
             this.options.log.debug({ from: entry.sender.label, id: arrival.stanza.attrs.id }, "1:1 message sent while we were away not answered: too many wait, or we are stopping");
             return;
           }

@@ -6,13 +6,13 @@
  * or chatter. The debate comes first: a Chair's line is never taken as a command.
  */
 import type { Logger } from "pino";
-import { parseCommand } from "../chat/commands.js";
+import { parseCommand } from "../commands/parse.js";
 import type { LinguePayload } from "../protocol/codec.js";
 import { decodeNegotiation } from "../protocol/negotiation.js";
-import { Mode } from "../protocol/vocab.js";
-import type { AgentChooser } from "../shell/agent-chooser.js";
-import { participantOf } from "../shell/sender.js";
-import type { SessionHost } from "../shell/session-host.js";
+import { Mode } from "../base/vocab.js";
+import type { AgentChooser } from "../agent-choice/agent-chooser.js";
+import { participantOf } from "./sender.js";
+import type { SessionHost } from "../host/session-host.js";
 import { withReading, type InboundContext, type ReadContext } from "./context.js";
 import type { Reading } from "./reading.js";
 

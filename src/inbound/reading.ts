@@ -2,7 +2,7 @@
  * What an inbound message asks, as read.ts reads it: the vocabulary the later stages
  * (identify, route) decide on, so that no stage parses the message a second time.
  */
-import type { Command, CommandMisuse, UnknownCommand } from "../chat/commands.js";
+import type { Command, CommandMisuse, UnknownCommand } from "../commands/parse.js";
 import type { NegotiationDecode } from "../protocol/negotiation.js";
 import type { Input } from "../session/types.js";
 

@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { encodeMessage } from "../protocol/codec.js";
 import { marked } from "../session/room-lines.js";
-import { privateMessage } from "../shell/outgoing.js";
+import { privateMessage } from "../host/outgoing.js";
 import type { XmppConnection } from "../xmpp/connection.js";
 import type { DirectLine } from "../xmpp/direct-line.js";
 import { bareJid } from "../xmpp/stanza.js";

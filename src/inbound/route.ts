@@ -7,10 +7,10 @@
  * none, answered a day later, would only puzzle them.
  */
 import type { Logger } from "pino";
-import { wording } from "../chat/wording.js";
+import { wording } from "./wording.js";
 import type { CommandScope } from "../commands/command.js";
 import { runCommand } from "../commands/registry.js";
-import type { SessionHost } from "../shell/session-host.js";
+import type { SessionHost } from "../host/session-host.js";
 import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
 import { sentWhileAway, type IdentifiedContext } from "./context.js";
 

@@ -34,7 +34,7 @@ import pg from "pg";
 import { isRunning, killNow, waitForExit, watchOutput } from "./children.js";
 import { killChildOnExit, removeDirOnExit } from "./exit-cleanup.js";
 import { pickFreePort } from "./port.js";
-import { locatePostgresPrograms } from "../store/pg/programs.js";
+import { locatePostgresPrograms } from "./postgres-programs.js";
 
 const execFileAsync = promisify(execFile);
 

@@ -181,7 +181,7 @@ export class OperationsMetrics implements SessionInstruments {
     this.wasOnline = true;
   }
 
-  /** Messages taken in from a room's history at a join (shell/catch-up.ts). */
+  /** Messages taken in from a room's history at a join (catch-up/catch-up.ts). */
   caughtUp(taken: number): void {
     if (taken > 0) this.caughtUpMessages.inc(taken);
   }

@@ -18,7 +18,7 @@ export interface ReadinessFacts {
   rooms: readonly RoomPresence[];
   /** Why the store would not take the next input; undefined when it would, or with no store. */
   storeProblem: string | undefined;
-  /** Whether each protocol room keeps agents' protocol messages (wiring/absences.ts); a room that does not is a warning. */
+  /** Whether each protocol room keeps agents' protocol messages (catch-up/absences.ts); a room that does not is a warning. */
   keeping?: ReadonlyArray<{ keeping: "kept" | "not kept" | "unknown"; note: string }>;
 }
 

@@ -5,7 +5,7 @@
  * workers' queue, the edge that assembles contributions in parts, or the session core as
  * its steps show it).
  */
-import type { PartRefusal } from "../shell/contribution-parts.js";
+import type { PartRefusal } from "../host/contribution-parts.js";
 
 export const REFUSAL_REASONS = {
   throttled: "the sender went over mfr:messagesPerMinute (flood guard)",
@@ -33,7 +33,7 @@ export type RefusalReason = keyof typeof REFUSAL_REASONS;
 
 export const REFUSAL_REASON_NAMES = Object.keys(REFUSAL_REASONS) as RefusalReason[];
 
-/** The reason a part refused at the edge (shell/contribution-parts.ts) is counted under. */
+/** The reason a part refused at the edge (host/contribution-parts.ts) is counted under. */
 export function partRefusalReason(refusal: PartRefusal): RefusalReason {
   return refusal === "too-large" ? "contribution-too-large" : "part-out-of-sequence";
 }

@@ -5,7 +5,7 @@
  * session entered its phase, and when its running validation began. Sessions restored
  * from the durable log at start are timed from their first phase change on.
  */
-import type { SessionStep } from "../shell/session-host.js";
+import type { SessionStep } from "../host/session-host.js";
 import type { AnalysisOutcome, ContributionCheck, Phase } from "../session/types.js";
 import type { SessionInstruments, ValidationOutcome } from "./metrics.js";
 import type { RefusalReason } from "./refusals.js";

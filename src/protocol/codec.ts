@@ -1,6 +1,6 @@
 import { xml, type Element } from "../xmpp/stanza.js";
-import { escapeXmlForbiddenInJson, escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
-import { LINGUE, MimeForMode, type ModeIri } from "./vocab.js";
+import { escapeXmlForbiddenInJson, escapeXmlForbiddenInTurtle } from "../base/xml-chars.js";
+import { LINGUE, MimeForMode, type ModeIri } from "../base/vocab.js";
 
 /** The `<payload xmlns="L">` of a protocol message. */
 export interface LinguePayload {

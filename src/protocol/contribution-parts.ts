@@ -9,7 +9,7 @@ import type { Element } from "../xmpp/stanza.js";
 import { stanzaBytes } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
 import { splitModel } from "./model-parts.js";
-import { Mode, sessionBaseIri } from "./vocab.js";
+import { Mode, sessionBaseIri } from "../base/vocab.js";
 
 /** Who sends the contribution, where, and for which session. */
 export interface ContributionAddress {

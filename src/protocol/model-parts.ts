@@ -13,10 +13,10 @@
  */
 import { DataFactory, Parser, Writer, type Quad, type Term } from "n3";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
-import { escapeXmlForbiddenInTurtle } from "../xmpp/xml-chars.js";
+import { escapeXmlForbiddenInTurtle } from "../base/xml-chars.js";
 import { encodeMessage } from "./codec.js";
 import { rememberedSplit, type ModelParts, type PrecomputedSplit, type SplitKey } from "./split-memo.js";
-import { Mode, PREFIXES } from "./vocab.js";
+import { Mode, PREFIXES } from "../base/vocab.js";
 
 const { namedNode, quad } = DataFactory;
 

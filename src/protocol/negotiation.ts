@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Broadcast, Proposal, SolutionBody } from "../session/types.js";
 import { readBoundedJson } from "./bounded-json.js";
 import { GOAL_EXTRA_LIMITS, SOLUTION_EXTRA_LIMITS, boundExtraFields } from "./extra-fields.js";
-import { ContributionKind, MFR, MessageType } from "./vocab.js";
+import { ContributionKind, MFR, MessageType } from "../base/vocab.js";
 
 /** Accepts `http://purl.org/stuff/mfr/SolutionProposal`, `mfr:SolutionProposal` or `SolutionProposal`. */
 export function shortMessageType(value: string | undefined): string | undefined {

@@ -4,12 +4,12 @@
  * number left out is stated); a model too large for one stanza is sent in parts.
  */
 import type { Broadcast } from "../session/types.js";
-import { escapeXmlForbiddenInJson } from "../xmpp/xml-chars.js";
+import { escapeXmlForbiddenInJson } from "../base/xml-chars.js";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";
 import { modelPartSources } from "./model-parts.js";
 import { messageTypeIri, negotiationJson } from "./negotiation.js";
-import { Mode } from "./vocab.js";
+import { Mode } from "../base/vocab.js";
 
 export interface OutboundContext {
   room: string;

@@ -10,8 +10,8 @@
  * people chose: each piece is made XML-safe and bounded here, so the line stays one line
  * within the stanza limit; a finding is named whole or not at all (then it is counted).
  */
-import { replaceXmlForbiddenChars } from "../xmpp/xml-chars.js";
-import { clip, inline, names } from "./text.js";
+import { replaceXmlForbiddenChars } from "../base/xml-chars.js";
+import { clip, inline, names } from "../base/text.js";
 import type { ValidationFinding } from "./types.js";
 
 /** How many findings the line names at most; the rest are counted and left to `mfr-status <id>`. */

@@ -5,7 +5,7 @@
  * was started, and how it came out. A pure function of the sessions and `now`.
  */
 import { rankedProposals } from "./ranking.js";
-import { ago, clip, clipNear, inline } from "./text.js";
+import { ago, clip, clipNear, inline } from "../base/text.js";
 import type { Session } from "./types.js";
 
 /** One row of `mfr-list`. */

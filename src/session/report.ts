@@ -2,8 +2,8 @@
  * Every sentence people read about a session: acknowledgements, stall reports, the final
  * summary, status and list lines. Pure functions of the session, so the core can call them.
  */
-import { sessionBaseIri } from "../protocol/vocab.js";
-import { clip, clipNear, inline, names, plural, quoted, seconds } from "./text.js";
+import { sessionBaseIri } from "../base/vocab.js";
+import { clip, clipNear, inline, names, plural, quoted, seconds } from "../base/text.js";
 import { namedFindings } from "./findings-line.js";
 import { missingAgents } from "./windows.js";
 import { formalSummaryOf, verdictWords } from "./verdicts.js";
@@ -47,7 +47,7 @@ export const sessionWording = {
     ),
   contributionAccepted: (s: Session, c: Contribution, replaced: boolean, parts?: number) =>
     `Contribution ${replaced ? "replaced" : "received"} for ${s.id}${parts !== undefined ? ` (${plural(parts, "part")})` : ""}: ${plural(c.tripleCount, "triple")} (${describeCounts(c.counts)}).${c.requested ? "" : " You were not asked in this round, but it is accepted and attributed to you."}`,
-  /** The location is said once: by the parser's message when it has it (model/syntax-error.ts), else here. */
+  /** The location is said once: by the parser's message when it has it (rdf/syntax-error.ts), else here. */
   contributionUnparsable: (s: Session, message: string, line: number | null, column: number | null, kept: boolean, refused = false, parts?: ContributionParts) =>
     `${parts?.refusedPart !== undefined ? `Part ${parts.refusedPart}/${parts.n} of your contribution` : `Your contribution`} to ${s.id}${parts && parts.refusedPart === undefined ? ` (${plural(parts.n, "part")})` : ""} ${refused ? "was refused" : "is not valid Turtle"}${line !== null && !/\bline \d+/.test(message) ? ` at line ${line}${column !== null ? `, column ${column}` : ""}` : ""}: ${message.replace(/\.$/, "")}.${parts?.refusedPart !== undefined ? ` None of the ${plural(parts.n, "part")} is used.` : ""} ${kept ? "Your earlier contribution still stands; send" : "Nothing from you is in the model yet; send"} a corrected one${parts ? ", from part 1" : ""}.`,
   heldByAnother: (s: Session, nick: string, what: "contribution" | "proposal") =>
@@ -72,7 +72,7 @@ export const sessionWording = {
           ? `the session completed when only ${got.received} of its ${plural(got.n, "part")} had arrived`
           : `too many incomplete contributions were waiting for their parts and it was the least recently fed (${got.received} of ${got.n} parts had arrived); send it again from part 1`
     }.${kept ? " Your earlier contribution still stands." : ""}`,
-  /** A part that does not fit the series in progress (see shell/contribution-parts.ts). */
+  /** A part that does not fit the series in progress (see host/contribution-parts.ts). */
   partRefused: (
     id: string,
     part: { k: number; n: number },

@@ -8,7 +8,7 @@
  * reading the room sees one rule: marked lines are the coordinator's news, unmarked ones ask
  * agents to work. 1:1 chat has no mark: no agent reads it.
  *
- * The mark is added where room lines are made into stanzas (shell/outgoing.ts for what a
+ * The mark is added where room lines are made into stanzas (host/outgoing.ts for what a
  * step says, inbound/replies.ts for answers to commands), never by the sentences themselves.
  */
 import type { Broadcast } from "./types.js";

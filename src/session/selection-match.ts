@@ -23,8 +23,8 @@
  *   qualified agents.
  * Same input, same output: no randomness, no clock, ties ordered by nick.
  */
-import { clip } from "./text.js";
-import { ContributionKind } from "../protocol/vocab.js";
+import { clip } from "../base/text.js";
+import { ContributionKind } from "../base/vocab.js";
 import { declaresSomething, type Candidate, type RoomView } from "./room-view.js";
 import { humanise, stemsOf, wordsOf, type Word } from "./selection-words.js";
 import type { SelectionOption, SelectionOutcome } from "./types.js";

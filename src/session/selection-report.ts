@@ -11,7 +11,7 @@
  */
 import type { NameMapping } from "./selection-names.js";
 import type { Selection, SelectionOption, Session } from "./types.js";
-import { clip, names, seconds } from "./text.js";
+import { clip, names, seconds } from "../base/text.js";
 
 
 /** Lines named per message; a room message stays readable. */

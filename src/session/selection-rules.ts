@@ -7,7 +7,7 @@
  * While a debate runs, the session says nothing: Chairs read every plain line as debate input.
  */
 import { debateInvitation, selectionWording as say } from "./selection-report.js";
-import { seconds } from "./text.js";
+import { seconds } from "../base/text.js";
 import { sessionWording } from "./report.js";
 import { maySteer, sameAgent, sameParticipant } from "./identity.js";
 import { beginCollecting, complete, dedupe } from "./lifecycle.js";

@@ -6,7 +6,7 @@
  * why a window may close before its timeout. A pure function of the session and `now`.
  */
 import { contributors, describeCounts, findingLine, phaseWords } from "./report.js";
-import { ago, clip, clipNear, inTime, inline, names, plural, seconds } from "./text.js";
+import { ago, clip, clipNear, inTime, inline, names, plural, seconds } from "../base/text.js";
 import { knownMissing, missingAgents, missingProposers } from "./windows.js";
 import type { Session } from "./types.js";
 

@@ -15,7 +15,7 @@ import { onAbsence } from "./absence.js";
 import { beginCollecting, complete, dedupe, requestContributions } from "./lifecycle.js";
 import { onApproval, onChoice, onDebateLine, onDeparture, onSelectionDeadline, startSelection } from "./selection-rules.js";
 import { Step } from "./step-context.js";
-import { seconds } from "./text.js";
+import { seconds } from "../base/text.js";
 import { answerArrived, clearDeadline, closerOfDeadline, windowClosed, missingAgents, setDeadline } from "./windows.js";
 import { finishReasoning, onProposal, requestSolutions } from "./repair-rounds.js";
 import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";

@@ -6,7 +6,7 @@
 
 // Findings come from the model layer unchanged (attributed to agents there).
 import type { FormalModel, FormalSummary, Verification } from "../formal/index.js";
-import type { Severity, ValidationFinding } from "../model/validate.js";
+import type { Severity, ValidationFinding } from "../rdf/validate.js";
 import type { RoomView } from "./room-view.js";
 export type { Severity, ValidationFinding };
 export type { Candidate, EvidenceKind, RoomView } from "./room-view.js";

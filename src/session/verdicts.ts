@@ -8,7 +8,7 @@ import { hasFormalPart, summariseFormalModel, type FormalSummary, type Verificat
 import { checkPlan, claimedPlanOf, verdictWithoutSimulation } from "./plan-check.js";
 import type { Input, ModelAnalysis, Proposal, Session } from "./types.js";
 import { nameTable } from "./name-table.js";
-import { inline } from "./text.js";
+import { inline } from "../base/text.js";
 
 /**
  * What the core knows of a model's formal part: its summary, or, for logs written before

@@ -1,11 +1,11 @@
 /**
- * The store's side of agent evidence (catalog/evidence.ts): rows are written as the catalog
+ * The store's side of agent evidence (agent-choice/evidence.ts): rows are written as the catalog
  * holds them (an upsert per identity and kind) and read back once at start. Bounded: rows not
  * seen within the archive's retention age go with the hourly prune, and at most
  * MAX_EVIDENCE_ROWS are kept, the least recently seen dropped first.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { STORED_EVIDENCE_KINDS, type EvidenceRow, type StoredEvidenceKind } from "../catalog/evidence.js";
+import { STORED_EVIDENCE_KINDS, type EvidenceRow, type StoredEvidenceKind } from "../agent-choice/evidence.js";
 
 export const MAX_EVIDENCE_ROWS = 20_000;
 
@@ -41,7 +41,7 @@ export function prepareEvidence(db: BetterSqlite3.Database) {
     save(row: EvidenceRow): void {
       save.run(row);
     },
-    /** Several rows in one transaction (shell/evidence-batch.ts). */
+    /** Several rows in one transaction (agent-choice/evidence-batch.ts). */
     saveAll(rows: readonly EvidenceRow[]): void {
       saveAll(rows);
     },

@@ -1,6 +1,6 @@
 /**
  * `mfr-coordinator export <sessionId> --pddl`: the formal part of a session's model as PDDL
- * (src/formal/pddl.ts says what is written and why), for an operator to check a plan with a
+ * (src/planning/pddl-export/pddl.ts says what is written and why), for an operator to check a plan with a
  * standard validator or to hand the problem to a planner:
  * - `<id>.domain.pddl`, `<id>.problem.pddl`;
  * - `<id>.<agent>.plan` per proposal with a plan (the nick made a file name: letters, digits,

@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import type { Session, SessionId } from "../session/types.js";
 import { exportedStatusOf, isoTime, statusLine, type ExportedStatus } from "./export-status.js";
 import { contributionsTrig } from "./model-trig.js";
-import type { Artefact, ArtefactKind, StoredEvent } from "./records.js";
+import type { Artefact, ArtefactKind, StoredEvent } from "../host/journal-records.js";
 import { sessionFromEvents } from "./replay.js";
 
 /** What an export reads of a store, with the SQLite store's meaning (SessionStore is one). */

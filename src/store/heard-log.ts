@@ -1,6 +1,6 @@
 /**
  * What the coordinator has taken in from each room, so that what a room gives back after an
- * absence (its history) is taken in once: one row per key of each message (shell/heard.ts
+ * absence (its history) is taken in once: one row per key of each message (host/heard.ts
  * makes the keys: the room's stanza-id, and the sender's id with a digest of the text), with
  * the instant it counted at. A message that became an input is recorded in the same
  * transaction as that input (see SessionStore.append), so a crash cannot keep the one

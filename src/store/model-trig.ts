@@ -4,11 +4,11 @@
  * artefacts were kept). Built exactly as the model worker builds it (same base IRI, graph
  * IRIs, blank-node prefixes and coordinator graph), so it matches a saved `model-trig`.
  */
-import { parseContribution } from "../model/parse.js";
-import { mergeContributions, problemModelIriFor } from "../model/merge.js";
-import type { ContributionGraph } from "../model/merge.js";
-import { modelToTrig } from "../model/serialize.js";
-import { sessionBaseIri } from "../protocol/vocab.js";
+import { parseContribution } from "../rdf/parse.js";
+import { mergeContributions, problemModelIriFor } from "../rdf/merge.js";
+import type { ContributionGraph } from "../rdf/merge.js";
+import { modelToTrig } from "../rdf/serialize.js";
+import { sessionBaseIri } from "../base/vocab.js";
 import type { Session } from "../session/types.js";
 
 /** A model rebuilt from contributions: the TriG, and the contributions that could not be read again. */

@@ -6,7 +6,7 @@
 import { replay } from "../session/replay.js";
 import { emptySessions } from "../session/step.js";
 import type { Session, SessionId, Sessions } from "../session/types.js";
-import type { StoredEvent } from "./records.js";
+import type { StoredEvent } from "../host/journal-records.js";
 
 /**
  * The sessions the events build, stepped from empty in the order given (the store's: by

@@ -103,7 +103,7 @@ const MIGRATIONS: readonly Migration[] = [
     to: 3,
     up(db) {
       db.exec(`
-        -- Evidence about agents (see catalog/evidence.ts), kept across restarts so an agent
+        -- Evidence about agents (see agent-choice/evidence.ts), kept across restarts so an agent
         -- without a profile or Lingue features is still known as one: one row per identity
         -- key and kind (disco, protocol, consensus, person), with when it was first and last
         -- seen and how many contributions and proposals it sent.
@@ -200,7 +200,7 @@ const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE events ADD COLUMN build TEXT;
         ALTER TABLE sent ADD COLUMN build TEXT;
         -- The digest of what a sent stanza decides, its wording left out
-        -- (shell/decisive-digest.ts): verify compares it strictly and the whole stanza's
+        -- (host/decisive-digest.ts): verify compares it strictly and the whole stanza's
         -- digest as wording. NULL in rows written before this version.
         ALTER TABLE sent ADD COLUMN decisive TEXT;
       `);

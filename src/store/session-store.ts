@@ -13,18 +13,18 @@ import type { OpenFileOptions } from "./database-file.js";
 import { corrupted, errorCode, StoreError } from "./errors.js";
 import { acquireProcessLock } from "./process-lock.js";
 import type { ProcessLock } from "./process-lock.js";
-import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "./records.js";
-import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "./records.js";
+import { archivedForm, archiveRecordOf, fromArchivedForm, isCompletionStatus } from "../host/journal-records.js";
+import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "../host/journal-records.js";
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
-import type { EvidenceRow } from "../catalog/evidence.js";
+import type { EvidenceRow } from "../agent-choice/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
 import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
 import { BlobReader, type BlobRef } from "./blobs.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
-import type { SessionJournal } from "../shell/host/journal.js";
+import type { SessionJournal } from "../host/journal.js";
 import { prepareArchive, type ArchivedRow, type SummaryRow } from "./archive-statements.js";
 import { ensureDirectory, fileIdentity, type FileIdentity } from "./data-directory.js";
-import { runningBuildId } from "../build-info.js";
+import { runningBuildId } from "../base/build-info.js";
 
 export const DATABASE_FILE = "mfr-coordinator.sqlite";
 
@@ -368,7 +368,7 @@ export class SessionStore implements SessionJournal {
     this.evidence.save(row);
   }
 
-  /** Writes several rows in one transaction (the coordinator batches them: shell/evidence-batch.ts). */
+  /** Writes several rows in one transaction (the coordinator batches them: agent-choice/evidence-batch.ts). */
   saveEvidenceRows(rows: readonly EvidenceRow[]): void {
     this.writable();
     this.evidence.saveAll(rows);

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Route } from "../ops/route.js";
 import { decideAccess } from "./access.js";
-import { isLoopback } from "./loopback.js";
+import { isLoopback } from "../base/loopback.js";
 
 export interface HttpServerOptions {
   host: string;

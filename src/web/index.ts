@@ -12,7 +12,7 @@ import { SessionRecords, type LiveSessions, type SessionArchive } from "./sessio
 import type { RoomKeepingLine } from "./sessions-page.js";
 
 export { HttpServerError, startHttpServer } from "./http-server.js";
-export { isLoopback } from "./loopback.js";
+export { isLoopback } from "../base/loopback.js";
 export type { HttpServerOptions, RunningHttpServer } from "./http-server.js";
 export type { LiveSessions, ListedArchived, SessionArchive } from "./session-records.js";
 

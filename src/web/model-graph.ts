@@ -12,9 +12,9 @@
  * the session keeps each agent's Turtle, not the merged store.
  */
 import { DataFactory, Store, type Quad, type Term } from "n3";
-import type { ContributionGraph } from "../model/merge.js";
-import { ITEM_KINDS, instancesOf } from "../model/items.js";
-import { Mfr, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../protocol/vocab.js";
+import type { ContributionGraph } from "../rdf/merge.js";
+import { ITEM_KINDS, instancesOf } from "../rdf/items.js";
+import { Mfr, RDFS, SCHEMA_HTTP, SCHEMA_HTTPS } from "../base/vocab.js";
 import type { Session, Severity, ValidationFinding } from "../session/types.js";
 import { contributionGraphs } from "../store/model-trig.js";
 import { EDGE_STYLES, type EdgeStyle } from "./graph-legend.js";

@@ -18,8 +18,8 @@
 import { DataFactory, type Store, type Term } from "n3";
 import { parseCondition } from "../formal/expression.js";
 import { localName, readFormalModel } from "../formal/model.js";
-import type { ItemKind } from "../model/items.js";
-import { MFR, Mfr, RdfList } from "../protocol/vocab.js";
+import type { ItemKind } from "../rdf/items.js";
+import { MFR, Mfr, RdfList } from "../base/vocab.js";
 import { conditionMentions, effectMentions, noMentions, type Mentions } from "./model-mentions.js";
 
 /** Nodes the formal part implies without being items: types and undeclared predicates. */

@@ -10,8 +10,8 @@
  * false), since the steps it passes on are not every step of a session.
  */
 import type { Session, SessionId } from "../session/types.js";
-import type { ArchivedSummary, SessionStep } from "../shell/session-host.js";
-import type { ListArchivedOptions, StoredEvent } from "../store/records.js";
+import type { ArchivedSummary, SessionStep } from "../host/session-host.js";
+import type { ListArchivedOptions, StoredEvent } from "../host/journal-records.js";
 import { Recent } from "./recent.js";
 import { stepsFromEvents } from "./session-steps.js";
 import { timelineOf, type TimelineEntry } from "./timeline.js";

@@ -4,8 +4,8 @@
  * timeline comes from the same `SessionStep`s a live one's does.
  */
 import { emptySessions, sessionIn, step } from "../session/step.js";
-import type { SessionStep } from "../shell/session-host.js";
-import type { StoredEvent } from "../store/records.js";
+import type { SessionStep } from "../host/session-host.js";
+import type { StoredEvent } from "../host/journal-records.js";
 
 export function stepsFromEvents(events: Iterable<Pick<StoredEvent, "input" | "at">>): SessionStep[] {
   let state = emptySessions();

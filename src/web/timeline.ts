@@ -6,9 +6,9 @@
  */
 import type { Verification } from "../formal/index.js";
 import { describeCounts } from "../session/report.js";
-import { clip, names, seconds } from "../session/text.js";
+import { clip, names, seconds } from "../base/text.js";
 import type { Input, Session, ValidationFinding } from "../session/types.js";
-import type { SessionStep } from "../shell/session-host.js";
+import type { SessionStep } from "../host/session-host.js";
 
 export type TimelineKind =
   | "request"

@@ -38,7 +38,7 @@ export type Ignored = { ignored: "no-sender" | "error" | "delayed" | "self-echo"
  * Classifies a message stanza. Our own echoes, errors and room notices are not input. A
  * delayed message (XEP-0203) from a room, said there or through it, is not input either,
  * unless it is one the room gave back as its history at our join (`fromHistory`:
- * shell/catch-up.ts takes those in, counted at the room's stamp). A 1:1 message from a
+ * catch-up/catch-up.ts takes those in, counted at the room's stamp). A 1:1 message from a
  * person's or an agent's JID is input, delayed or not: one our own server stamped (its
  * domain signs the delay) is one it kept for us while we were away, and carries that stamp
  * as `storedAt`; a delay anyone else put on it says nothing about our absence.

@@ -1,5 +1,5 @@
 import { xml } from "@xmpp/client";
-import { countXmlForbiddenChars, replaceXmlForbiddenChars } from "./xml-chars.js";
+import { countXmlForbiddenChars, replaceXmlForbiddenChars } from "../base/xml-chars.js";
 
 /** The element type @xmpp/client hands us and accepts for sending. */
 export type Element = ReturnType<typeof xml>;

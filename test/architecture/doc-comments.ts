@@ -18,16 +18,17 @@ import ts from "typescript";
  */
 export const DOC_COMMENT_SCOPE: readonly string[] = [
   "src/session",
-  "src/model",
+  "src/rdf",
+  "src/analysis",
   "src/store",
   "src/inbound",
   "src/commands",
-  "src/wiring",
-  "src/shell/host",
-  "src/shell/lease-keeper.ts",
+  "src/coordinator",
+  "src/host",
+  "src/catch-up",
   "src/fleet",
-  "src/pddl",
-  "src/solver/heuristic",
+  "src/planning/pddl-import",
+  "src/planning/solver/heuristic",
 ];
 
 /** One declaration without a doc comment: where it is (line 1-based) and its name (`Class.method` for members). */

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { simulatePlan } from "../../src/formal/simulate.js";
-import type { ModelAnalysis } from "../../src/model/analysis.js";
+import type { ModelAnalysis } from "../../src/analysis/analysis.js";
 import { directCheck } from "../../bench/verification/direct-checks.js";
 import { BLOCKSWORLD_SIZES, generateBlocksworld, plansText } from "../../bench/verification/generate-blocksworld.js";
 import { mutatePlans } from "../../bench/verification/mutate.js";

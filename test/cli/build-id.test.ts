@@ -1,5 +1,5 @@
 /**
- * The build id (src/build-info.ts): `npm run build` stamps dist/build-info.json with the git
+ * The build id (src/base/build-info.ts): `npm run build` stamps dist/build-info.json with the git
  * commit of a checkout, and the compiled CLI names its build by it (`version`'s second line),
  * as the store records it with what the build wrote.
  */
@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildIdOf, type BuildInfo } from "../../src/build-info.js";
+import { buildIdOf, type BuildInfo } from "../../src/base/build-info.js";
 import { REPO_ROOT, runCli } from "../support/cli.js";
 
 describe("the build id", () => {

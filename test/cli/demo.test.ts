@@ -53,7 +53,7 @@ describe("npm run demo (the main job)", () => {
     expect(run.stdout).not.toContain("Prosody");
   });
 
-  // Waits for the PDDL importer (src/pddl): until it lands, the pair is refused at start.
+  // Waits for the PDDL importer (src/planning/pddl-import): until it lands, the pair is refused at start.
   it("with --pddl, the example modeller contributes the pair's model and the solver's shortest plan solves it", async () => {
     const run = await runCli(["demo", "--pddl", join(PDDL, "blocksworld-domain.pddl"), join(PDDL, "blocksworld-problem.pddl")], { MFR_DEMO_NO_INSTALL: "1" }, 90_000);
     expect(run.stderr).toBe("");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFormalModel } from "../../src/formal/model.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
-import { parseContribution } from "../../src/model/parse.js";
+import { parseContribution } from "../../src/rdf/parse.js";
 import type { Input } from "../../src/session/types.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { runCli } from "../support/cli.js";

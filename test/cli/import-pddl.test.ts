@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { Parser } from "n3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFormalModel } from "../../src/formal/model.js";
-import { importPddl } from "../../src/pddl/index.js";
+import { importPddl } from "../../src/planning/pddl-import/index.js";
 import { runCli } from "../support/cli.js";
-import { RICH_DOMAIN, RICH_PROBLEM } from "../pddl/fixtures.js";
-import { IPC_DIR } from "../pddl/ipc.js";
+import { RICH_DOMAIN, RICH_PROBLEM } from "../planning/pddl-import/fixtures.js";
+import { IPC_DIR } from "../planning/pddl-import/ipc.js";
 
 let dir: string;
 let domain: string;

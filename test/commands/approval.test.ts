@@ -4,7 +4,7 @@
  * may. A session that does not exist is named back, and nothing reaches the core.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import { answerApproval } from "../../src/commands/approval.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
 

@@ -3,7 +3,7 @@
  * requester (standing included) and only names back a session that does not exist.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import { cancel } from "../../src/commands/cancel.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
 

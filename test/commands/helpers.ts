@@ -3,7 +3,7 @@
  * were asked, and a way to run one handler on a command said in the room or in 1:1 chat by
  * alice, whose standing is given.
  */
-import type { Command } from "../../src/chat/commands.js";
+import type { Command } from "../../src/commands/parse.js";
 import type { CommandScope } from "../../src/commands/command.js";
 import { AVAILABLE_COMMANDS } from "../../src/commands/registry.js";
 import { withReading, withStanding, type IdentifiedContext } from "../../src/inbound/context.js";

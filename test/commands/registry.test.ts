@@ -1,11 +1,11 @@
 /** The command registry: every command word has its handler, and each handler says what it always said. */
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/chat/commands.js";
-import { helpText } from "../../src/chat/help.js";
+import { COMMANDS } from "../../src/commands/parse.js";
+import { helpText } from "../../src/commands/help-text.js";
 import type { CommandScope } from "../../src/commands/command.js";
 import { AVAILABLE_COMMANDS, runCommand } from "../../src/commands/registry.js";
 import { withReading, withStanding } from "../../src/inbound/context.js";
-import type { Command } from "../../src/chat/commands.js";
+import type { Command } from "../../src/commands/parse.js";
 import { xml } from "../../src/xmpp/stanza.js";
 import { contextOf, keptOutlet, roomLine, roomsWith } from "../inbound/helpers.js";
 

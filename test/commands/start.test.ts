@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import { startSession } from "../../src/commands/start.js";
 import { problemFits } from "../../src/protocol/outbound.js";
 import { ALICE, ROOM, fakeScope, runAs } from "./helpers.js";

@@ -4,7 +4,7 @@
  * reaches the core.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import { use } from "../../src/commands/use.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
 

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/chat/commands.js";
+import { COMMANDS } from "../../src/commands/parse.js";
 import { REPO_ROOT } from "../support/cli.js";
 
 const ROOT = resolve(REPO_ROOT);

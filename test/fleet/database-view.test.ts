@@ -19,7 +19,7 @@ import { startFleetWebView } from "../../src/fleet/fleet-http.js";
 import { operationsRoutes } from "../../src/ops/routes.js";
 import { stepSession } from "../../src/session/step.js";
 import type { Input, Session } from "../../src/session/types.js";
-import type { SessionStep } from "../../src/shell/session-host.js";
+import type { SessionStep } from "../../src/host/session-host.js";
 import { PgJournal } from "../../src/store/pg/pg-journal.js";
 import { RoomLeases } from "../../src/store/pg/room-lease.js";
 import { sessionFromEvents } from "../../src/store/replay.js";

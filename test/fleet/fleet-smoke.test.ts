@@ -5,7 +5,7 @@
  * session once, with nothing sent twice.
  */
 import { describe, expect, it } from "vitest";
-import { MFR } from "../../src/protocol/vocab.js";
+import { MFR } from "../../src/base/vocab.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
 import { sentTwice } from "../support/core-scenarios.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";

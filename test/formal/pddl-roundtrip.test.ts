@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import type { Atom, Condition, Effect, InitialFact, NumericExpression, Term, TypedVariable } from "../../src/formal/expression.js";
 import { readFormalModel } from "../../src/formal/model.js";
 import type { FormalAction, FormalModel, FormalObject } from "../../src/formal/model.js";
-import { toPddl } from "../../src/formal/pddl.js";
+import { toPddl } from "../../src/planning/pddl-export/pddl.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import { readPddl, readPlanFile } from "../support/pddl-reader.js";
 import { BASE } from "./helpers.js";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { allocateNames, isPddlName } from "../../src/formal/pddl-names.js";
-import type { PddlRenaming } from "../../src/formal/pddl-names.js";
-import { plainNumber, quote, toPddl } from "../../src/formal/pddl.js";
+import { allocateNames, isPddlName } from "../../src/planning/pddl-export/pddl-names.js";
+import type { PddlRenaming } from "../../src/planning/pddl-export/pddl-names.js";
+import { plainNumber, quote, toPddl } from "../../src/planning/pddl-export/pddl.js";
 import { readForms } from "../../src/formal/sexpr.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import { readPddl, readPlanFile } from "../support/pddl-reader.js";

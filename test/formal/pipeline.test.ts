@@ -3,9 +3,9 @@
  * with provenance and validated with the MFR shapes, split here between two agents.
  */
 import { describe, expect, it } from "vitest";
-import { mergeContributions, parseContribution, problemModelIriFor } from "../../src/model/index.js";
-import { validateModel } from "../../src/model/validate.js";
-import { defaultShapesPath, loadShapes } from "../../src/model/shapes.js";
+import { mergeContributions, parseContribution, problemModelIriFor } from "../../src/rdf/index.js";
+import { validateModel } from "../../src/rdf/validate.js";
+import { defaultShapesPath, loadShapes } from "../../src/rdf/shapes.js";
 import { readFormalModel } from "../../src/formal/model.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import { fixture } from "./helpers.js";

@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMMANDS, parseCommand, type ParseResult } from "../../src/chat/commands.js";
-import { misspeltCommand } from "../../src/chat/misspelt-command.js";
+import { COMMANDS, parseCommand, type ParseResult } from "../../src/commands/parse.js";
+import { misspeltCommand } from "../../src/commands/misspelt-command.js";
 
 const NICK = "MFR-Coordinator";
 const WORDS = COMMANDS.flatMap((spec) => spec.words.map((word) => ({ word, name: spec.name })));

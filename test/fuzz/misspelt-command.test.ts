@@ -1,15 +1,15 @@
 /**
- * The room rule for misspelt commands (src/chat/misspelt-command.ts): a person who mistypes a
+ * The room rule for misspelt commands (src/commands/misspelt-command.ts): a person who mistypes a
  * command is answered, a person talking to others never is, and the answer is always one
  * line the stanza can carry.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMMAND_WORDS } from "../../src/chat/command-words.js";
-import { ENGLISH_NEIGHBOURS, misspeltCommand, suggestCommand } from "../../src/chat/misspelt-command.js";
-import { parseCommand } from "../../src/chat/commands.js";
-import { wording } from "../../src/chat/wording.js";
-import { editDistance } from "../../src/spelling.js";
+import { COMMAND_WORDS } from "../../src/commands/command-words.js";
+import { ENGLISH_NEIGHBOURS, misspeltCommand, suggestCommand } from "../../src/commands/misspelt-command.js";
+import { parseCommand } from "../../src/commands/parse.js";
+import { wording } from "../../src/inbound/wording.js";
+import { editDistance } from "../../src/base/spelling.js";
 import { ALL_FORBIDDEN, forbiddenCodePoints } from "../support/forbidden-chars.js";
 
 const room = { nick: "MFR-Coordinator", direct: false };

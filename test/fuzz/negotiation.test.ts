@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_JSON_ARRAY_LENGTH, MAX_JSON_DEPTH, MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES } from "../../src/protocol/bounded-json.js";
 import { SOLUTION_EXTRA_LIMITS } from "../../src/protocol/extra-fields.js";
 import { decodeNegotiation, type NegotiationDecode } from "../../src/protocol/negotiation.js";
-import { MFR } from "../../src/protocol/vocab.js";
+import { MFR } from "../../src/base/vocab.js";
 
 const PROTOCOL_FIELDS = new Set(["success", "message", "plan", "bindings", "satisfiesGoals", "executionError"]);
 

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { parse } from "ltx";
 import { describe, expect, it } from "vitest";
 import { decodeMessage, type DecodedMessage } from "../../src/protocol/codec.js";
-import { LINGUE, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, Mode } from "../../src/base/vocab.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 
 /** Names the codec looks for, names that are special in JavaScript objects, and any name. */

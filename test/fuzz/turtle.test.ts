@@ -4,9 +4,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_TURTLE_NESTING } from "../../src/model/nesting.js";
-import { parseContribution, type ParseOutcome } from "../../src/model/parse.js";
-import { BASE_IRI, fixture, graphOf } from "../model/helpers.js";
+import { MAX_TURTLE_NESTING } from "../../src/rdf/nesting.js";
+import { parseContribution, type ParseOutcome } from "../../src/rdf/parse.js";
+import { BASE_IRI, fixture, graphOf } from "../rdf/helpers.js";
 
 const VALID = fixture("valid-complete.ttl");
 const MAX_TRIPLES = 1000;

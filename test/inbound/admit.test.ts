@@ -4,8 +4,8 @@ import { Admission } from "../../src/inbound/admit.js";
 import type { InboundContext } from "../../src/inbound/context.js";
 import { HeardOnce } from "../../src/inbound/heard-once.js";
 import type { RefusalReason } from "../../src/ops/refusals.js";
-import { LINGUE, Mode } from "../../src/protocol/vocab.js";
-import { MemoryHeardLog } from "../../src/shell/heard.js";
+import { LINGUE, Mode } from "../../src/base/vocab.js";
+import { MemoryHeardLog } from "../../src/host/heard.js";
 import { xml } from "../../src/xmpp/stanza.js";
 import { keptLog, keptOutlet, PRIMARY, roomLine, roomsWith } from "./helpers.js";
 

@@ -5,7 +5,7 @@
 import { pino, type Logger } from "pino";
 import { inboundContext, type InboundContext, type ReplyOutlet, type ReplyTarget } from "../../src/inbound/context.js";
 import { decodeMessage } from "../../src/protocol/codec.js";
-import { senderOf } from "../../src/shell/sender.js";
+import { senderOf } from "../../src/inbound/sender.js";
 import type { XmppConnection } from "../../src/xmpp/connection.js";
 import type { Line } from "../../src/xmpp/direct-line.js";
 import { classifyMessage } from "../../src/xmpp/inbound.js";

@@ -1,6 +1,6 @@
 /** The identifying stage: who asks, with what standing, and what that standing lets them ask. */
 import { describe, expect, it } from "vitest";
-import type { OccupantFacts } from "../../src/catalog/catalog.js";
+import type { OccupantFacts } from "../../src/agent-choice/catalog.js";
 import { withReading, type ReplyOutlet } from "../../src/inbound/context.js";
 import { Identification } from "../../src/inbound/identify.js";
 import type { Reading } from "../../src/inbound/reading.js";

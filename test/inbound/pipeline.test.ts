@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { InboundPipeline } from "../../src/inbound/pipeline.js";
 import type { InboundStage } from "../../src/inbound/stages.js";
-import { MemoryHeardLog } from "../../src/shell/heard.js";
+import { MemoryHeardLog } from "../../src/host/heard.js";
 import { keptLog, keptOutlet, PRIMARY, roomLine, roomsWith } from "./helpers.js";
 
 function pipeline(debatingSessions: () => never[]) {

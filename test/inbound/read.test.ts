@@ -1,7 +1,7 @@
 /** The reading stage: what a message asks, read once, a Chair's debate line before any command. */
 import { describe, expect, it } from "vitest";
 import { readMessage, type ReadOptions } from "../../src/inbound/read.js";
-import { LINGUE, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, Mode } from "../../src/base/vocab.js";
 import type { Session } from "../../src/session/types.js";
 import { xml } from "../../src/xmpp/stanza.js";
 import { contextOf, keptLog, keptOutlet, roomLine, roomsWith, PRIMARY } from "./helpers.js";

@@ -9,7 +9,7 @@ import { Admission } from "../../src/inbound/admit.js";
 import { HeardOnce } from "../../src/inbound/heard-once.js";
 import { InboundPipeline } from "../../src/inbound/pipeline.js";
 import { KeptOnce, MAX_ANSWERED_LATE_MS, UntilBack } from "../../src/inbound/sent-while-away.js";
-import { MemoryHeardLog } from "../../src/shell/heard.js";
+import { MemoryHeardLog } from "../../src/host/heard.js";
 import type { Line } from "../../src/xmpp/direct-line.js";
 import { classifyMessage, type DirectMessage } from "../../src/xmpp/inbound.js";
 import { NS_DELAY, xml, type Element } from "../../src/xmpp/stanza.js";

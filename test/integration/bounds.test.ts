@@ -7,7 +7,7 @@
  * with what was collected before.
  */
 import { describe, expect, it } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { expectStillServing, json, negotiation, roomKit, said, startSession, toldPrivately, readable } from "../support/room-kit.js";

@@ -6,7 +6,7 @@
  * order (the parts in order, then the SolutionRequest).
  */
 import { describe, expect, it } from "vitest";
-import { Mode } from "../../src/protocol/vocab.js";
+import { Mode } from "../../src/base/vocab.js";
 import { CONTRIBUTION_PREFIXES, largeContributionStatements, splitIntoParts } from "../support/large-contribution.js";
 import type { ReceivedMessage } from "../support/peer.js";
 import { uniqueRoom, useTestProsody } from "../support/prosody.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LINGUE_FEATURES, MFR, Mode } from "../../src/protocol/vocab.js";
-import { EVIDENCE_FLUSH_MS } from "../../src/shell/evidence-batch.js";
+import { LINGUE_FEATURES, MFR, Mode } from "../../src/base/vocab.js";
+import { EVIDENCE_FLUSH_MS } from "../../src/agent-choice/evidence-batch.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
@@ -272,7 +272,7 @@ describe("choosing agents over a real room", () => {
     ]);
   });
 
-  // Evidence is written a batch at a time (shell/evidence-batch.ts): a stop writes what is
+  // Evidence is written a batch at a time (agent-choice/evidence-batch.ts): a stop writes what is
   // pending, and a kill -9 loses no more than the last EVIDENCE_FLUSH_MS of it.
   const endings: Array<[string, (first: CoordinatorProcess) => Promise<void>]> = [
     [

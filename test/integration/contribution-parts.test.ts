@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULTS } from "../../src/config/schema.js";
-import { Mode } from "../../src/protocol/vocab.js";
+import { Mode } from "../../src/base/vocab.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { CONTRIBUTION_PREFIXES, largeContributionStatements, splitIntoParts } from "../support/large-contribution.js";
 import { uniqueRoom, useTestProsody } from "../support/prosody.js";

@@ -8,8 +8,8 @@
 import type { Socket } from "node:net";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Coordinator } from "../../src/coordinator.js";
-import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
+import type { Coordinator } from "../../src/coordinator/coordinator.js";
+import { LINGUE_FEATURES } from "../../src/base/vocab.js";
 import { DirectLine, directLineResource } from "../../src/xmpp/direct-line.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";

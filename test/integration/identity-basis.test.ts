@@ -11,7 +11,7 @@
  */
 import { xml } from "@xmpp/client";
 import { describe, expect, it } from "vitest";
-import { Mode, MFR } from "../../src/protocol/vocab.js";
+import { Mode, MFR } from "../../src/base/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type LogLine } from "../support/coordinator-process.js";
 import { TestPeer, type Element } from "../support/peer.js";
 import { peerOptions, registerUser, startTestProsody, uniqueRoom, useTestProsody, type LocalProsody } from "../support/prosody.js";

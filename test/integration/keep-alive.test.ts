@@ -6,7 +6,7 @@
  */
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Coordinator } from "../../src/coordinator.js";
+import type { Coordinator } from "../../src/coordinator/coordinator.js";
 import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";

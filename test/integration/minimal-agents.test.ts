@@ -23,7 +23,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { useTestEjabberd } from "../support/ejabberd.js";

@@ -7,7 +7,7 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import type { Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";

@@ -1,7 +1,7 @@
 /**
  * Agents that contribute a PDDL model, over a real Prosody with the coordinator from dist/:
  * the reference solver started with `--pddl DOMAIN PROBLEM` models and plans a session on its
- * own (this one needs the PDDL importer of src/pddl), and the example agent's contribution
+ * own (this one needs the PDDL importer of src/planning/pddl-import), and the example agent's contribution
  * goes in parts when it is larger than its stanza limit, and the coordinator puts it together.
  */
 import { readFileSync } from "node:fs";
@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ExampleAgent } from "../../examples/agents/example-agent.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
-import { PddlContributor } from "../../src/pddl-contribution/index.js";
-import { importPddl } from "../../src/pddl/index.js";
+import { PddlContributor } from "../../src/agents/pddl-contribution/index.js";
+import { importPddl } from "../../src/planning/pddl-import/index.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer } from "../support/peer.js";
@@ -63,7 +63,7 @@ async function solvedSession(human: TestPeer, name: string, problem: string): Pr
 }
 
 describe("a PDDL model contributed by an agent", () => {
-  // Waits for the PDDL importer (src/pddl): until it lands, the solver refuses the pair at start.
+  // Waits for the PDDL importer (src/planning/pddl-import): until it lands, the solver refuses the pair at start.
   it("the reference solver with --pddl contributes the blocksworld model and solves the session with a valid plan", async () => {
     const { room: name, human } = await room();
     const solver = await SolverProcess.start({ server: server(), room: name, args: ["--pddl", DOMAIN, PROBLEM] });

@@ -6,7 +6,7 @@
  * server restarts.
  */
 import { describe, expect, it } from "vitest";
-import { Mode } from "../../src/protocol/vocab.js";
+import { Mode } from "../../src/base/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, startTestProsody, uniqueRoom, useTestProsody, type LocalProsody } from "../support/prosody.js";

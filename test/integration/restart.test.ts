@@ -2,7 +2,7 @@ import { writeFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MFR } from "../../src/protocol/vocab.js";
+import { MFR } from "../../src/base/vocab.js";
 import { runCli } from "../support/cli.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type CoordinatorProcessOptions } from "../support/coordinator-process.js";
 import { coreScenarios } from "../support/core-scenarios.js";

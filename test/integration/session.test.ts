@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent, type LogLine } from "../support/coordinator-process.js";
 import { readable, toldPrivately } from "../support/room-kit.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LINGUE_FEATURES, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE_FEATURES, Mode } from "../../src/base/vocab.js";
 import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
-import { syntheticContribution } from "../../src/model/synthetic.js";
+import { syntheticContribution } from "../../src/rdf/synthetic.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, startTestProsody, useTestProsody } from "../support/prosody.js";

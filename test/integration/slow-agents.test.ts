@@ -11,7 +11,7 @@
  * is that the slow agent thinks longer than the quiet period and less than the window.
  */
 import { describe, expect, it } from "vitest";
-import { LINGUE_FEATURES } from "../../src/protocol/vocab.js";
+import { LINGUE_FEATURES } from "../../src/base/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { CoordinatorProcess, itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { SolverProcess } from "../support/solver-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";

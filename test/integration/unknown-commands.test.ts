@@ -1,7 +1,7 @@
 /**
  * A person is always answered: in 1:1 chat every unknown command gets a line, however many
  * come in a row; in the room, a line starting with a misspelt command word gets the same line,
- * while chatter, and agents, get none (src/chat/misspelt-command.ts).
+ * while chatter, and agents, get none (src/commands/misspelt-command.ts).
  */
 import { describe, expect, it } from "vitest";
 import { CoordinatorProcess } from "../support/coordinator-process.js";

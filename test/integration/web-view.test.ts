@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExampleAgent } from "../../examples/agents/example-agent.js";
 import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { collectPageErrors, launchBrowser, pngByteVariety } from "../support/browser.js";
 import { REPO_ROOT, runCli } from "../support/cli.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
@@ -251,7 +251,7 @@ describe("the web view in a browser", () => {
   it("draws the demo's model: actions, goals and constraints linked to what they use, one node per listed item, legible at zoom 1", async () => {
     const { room, url } = await coordinatorWithWebView();
     const human = await person(room);
-    // The demo's own agents and scripts (src/demo/run-demo.ts), without the reference solver.
+    // The demo's own agents and scripts (src/programs/demo/run-demo.ts), without the reference solver.
     for (const [nick, script] of [["modeler", MODELER_SCRIPT], ["planner", PLANNER_SCRIPT]] as const) {
       const account = await registerUser(server(), nick);
       const exampleAgent = new ExampleAgent({ ...peerOptions(server(), account), room, nick, script, thinkMs: 50 });

@@ -7,7 +7,7 @@
  */
 import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
 import { itReplaysEveryLoggedSessionAsSent } from "../support/coordinator-process.js";
 import { coordinatorWithLogRoom } from "../support/scenes.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { xml } from "@xmpp/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LINGUE, MessageType, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, MessageType, Mode } from "../../src/base/vocab.js";
 import { canConnect, PROSODY_READ_SIZE, startLocalProsody } from "../../src/localserver/index.js";
 import { TestPeer, type Element } from "../support/peer.js";
 import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalProsody } from "../support/prosody.js";

@@ -1,8 +1,8 @@
 /** Parts refused at the edge (before any session step) reach the refusal counter with a fixed reason. */
 import { describe, expect, it } from "vitest";
-import type { CheckAnswer } from "../../src/model/model-worker.js";
-import type { PartRefusal } from "../../src/shell/contribution-parts.js";
-import type { ModelService } from "../../src/shell/session-host.js";
+import type { CheckAnswer } from "../../src/model-workers/model-worker.js";
+import type { PartRefusal } from "../../src/host/contribution-parts.js";
+import type { ModelService } from "../../src/host/session-host.js";
 import { partRefusalReason } from "../../src/ops/refusals.js";
 import { testHost } from "../support/test-host.js";
 

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FINDING_MAX, FINDINGS_MAX, FINDINGS_NAMED, findingWords } from "../../src/session/findings-line.js";
-import { sessionBaseIri } from "../../src/protocol/vocab.js";
+import { sessionBaseIri } from "../../src/base/vocab.js";
 import { protocolStanzas } from "../../src/protocol/outbound.js";
 import { textWireBytes } from "../../src/xmpp/stanza.js";
 import type { Broadcast, ValidationFinding } from "../../src/session/types.js";

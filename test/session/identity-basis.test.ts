@@ -10,7 +10,7 @@ import { basisChangeExplains, basisOf } from "../../src/session/identity-basis.j
 import { replay } from "../../src/session/replay.js";
 import { emptySessions } from "../../src/session/step.js";
 import type { Effect, IdentityBasis, Input, Participant, Session } from "../../src/session/types.js";
-import { basisChangeInputs, basisOfRoom } from "../../src/shell/room-basis.js";
+import { basisChangeInputs, basisOfRoom } from "../../src/catch-up/room-basis.js";
 import { Driver, conforming, contributionInput, finding, ofKind, ok, startInput, tells, violating, visible } from "../support/session-fixtures.js";
 
 const modelerByJid: Participant = { nick: "modeler", jid: "a1@agents.example", identity: "jid:a1@agents.example" };

@@ -1,7 +1,7 @@
 /**
  * Every line the coordinator writes, as a person reads it in a chat client, over random
  * sessions (fast-check): the core stepped through random inputs on a fake clock, and what
- * each step sends rendered as the connection would send it (shell/outgoing.ts), then the
+ * each step sends rendered as the connection would send it (host/outgoing.ts), then the
  * answers to `mfr-status` and `mfr-list` at the end. For every line:
  *   - the same prefix rule (session/room-lines.ts): in a room, `[MFR] ` in front, except the
  *     requests agents must act on and a Chair's debate invitation; 1:1 and private, none;
@@ -16,7 +16,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderEffects, type RenderContext } from "../../src/shell/outgoing.js";
+import { renderEffects, type RenderContext } from "../../src/host/outgoing.js";
 import { asksAgents, STATUS_MARK } from "../../src/session/room-lines.js";
 import { sessionStatus } from "../../src/session/status-text.js";
 import { listedOf, sessionsTable } from "../../src/session/list-text.js";

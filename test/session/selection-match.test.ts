@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { selectFromRoom as selectAgents } from "../../src/session/selection-match.js";
 import { stemOf, wordsOf } from "../../src/session/selection-words.js";
-import { candidate, exampleRoom, existingAgentsRoom, room } from "../catalog/helpers.js";
+import { candidate, exampleRoom, existingAgentsRoom, room } from "../agent-choice/helpers.js";
 
 const entry = candidate;
 

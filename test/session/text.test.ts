@@ -1,11 +1,11 @@
 /**
- * session/text.ts (clip is in test/unit/clip.test.ts): one style of lists ("a, b and c",
+ * base/text.ts (clip is in test/unit/clip.test.ts): one style of lists ("a, b and c",
  * "nobody" for none), of durations ("800 ms", "1.5 s", "42 s", "2 min 5 s": tenths only under
  * ten seconds, never 60 s), and of counts ("1 goal", "2 goals").
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ago, inTime, inline, names, plural, quoted, seconds } from "../../src/session/text.js";
+import { ago, inTime, inline, names, plural, quoted, seconds } from "../../src/base/text.js";
 
 describe("names: nobody, a, a and b, a, b and c", () => {
   it("says the examples", () => {

@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EvidenceRow } from "../../src/catalog/evidence.js";
+import type { EvidenceRow } from "../../src/agent-choice/evidence.js";
 import { DATABASE_FILE, SessionStore } from "../../src/store/index.js";
 import { T0, tempDir } from "./helpers.js";
 

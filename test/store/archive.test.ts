@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Driver, conforming, contributionInput, ok, proposalInput, startInput } from "../support/session-fixtures.js";
 import { SessionStore } from "../../src/store/session-store.js";
-import { archiveRecordOf } from "../../src/store/records.js";
+import { archiveRecordOf } from "../../src/host/journal-records.js";
 import { T0, cancel, completedSession, contribution, start, tempDir } from "./helpers.js";
 
 describe("the archive", () => {

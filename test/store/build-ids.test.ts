@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildIdOf, runningBuildId } from "../../src/build-info.js";
+import { buildIdOf, runningBuildId } from "../../src/base/build-info.js";
 import { DATABASE_FILE, SessionStore } from "../../src/store/session-store.js";
 import { T0, contribution, start, tempDir } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Parser, termToId } from "n3";
 import type { Quad } from "n3";
 import { describe, expect, it } from "vitest";
-import { parseContribution } from "../../src/model/parse.js";
+import { parseContribution } from "../../src/rdf/parse.js";
 import type { Input } from "../../src/session/types.js";
 import { ExportError, exportSession } from "../../src/store/export.js";
 import { SessionStore } from "../../src/store/session-store.js";

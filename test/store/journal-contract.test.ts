@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionJournal } from "../../src/shell/host/journal.js";
+import type { SessionJournal } from "../../src/host/journal.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { T0, completedSession, start, tempDir } from "./helpers.js";
 

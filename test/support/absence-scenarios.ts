@@ -30,7 +30,7 @@ const WINDOWS = "mfr:contributionTimeout 20000 ; mfr:reasoningTimeout 20000 ; mf
 /** How long the coordinator stays down: agents answer in the middle of it. */
 const DOWN_MS = 4000;
 
-/** The log line of the absence handed to the sessions (wiring/absences.ts). */
+/** The log line of the absence handed to the sessions (catch-up/absences.ts). */
 const ABSENT = "we were away and the room may not have kept what agents said meanwhile";
 const ASKED_AGAIN = "asked again after an absence";
 

@@ -15,7 +15,7 @@
  */
 import { xml } from "@xmpp/client";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, uniqueRoom, type LocalProsody } from "./prosody.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { loadConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
-import { Coordinator, type CoordinatorOptions } from "../../src/coordinator.js";
+import { Coordinator, type CoordinatorOptions } from "../../src/coordinator/coordinator.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
 import type { LocalProsody } from "../../src/localserver/index.js";
 import { SessionStore } from "../../src/store/index.js";

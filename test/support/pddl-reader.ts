@@ -1,7 +1,7 @@
 /**
  * Reads an exported PDDL domain and problem back into a FormalModel, so the simulator can
  * judge plans on what the files say: the round-trip test's other half. It reads what
- * src/formal/pddl.ts writes (and PDDL of that shape), using the coordinator's own
+ * src/planning/pddl-export/pddl.ts writes (and PDDL of that shape), using the coordinator's own
  * S-expression reader for the structure and its expression parsers on every sub-form, so a
  * difference in meaning shows up as a difference in verdicts.
  *

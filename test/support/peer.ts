@@ -1,7 +1,7 @@
 /**
  * An independent XMPP test client. It plays a human or a peer agent against the
  * coordinator, so it deliberately shares no code with `src/` (only the wire constants of
- * src/protocol/vocab.ts): a bug in the coordinator's XMPP layer cannot hide itself here.
+ * src/base/vocab.ts): a bug in the coordinator's XMPP layer cannot hide itself here.
  *
  *   const alice = await TestPeer.connect({ service: server.service, domain: server.domain,
  *                                           username, password });
@@ -11,7 +11,7 @@
  *   await alice.stop();
  */
 import { client, xml, type Client } from "@xmpp/client";
-import { LINGUE } from "../../src/protocol/vocab.js";
+import { LINGUE } from "../../src/base/vocab.js";
 import { withoutStreamManagement } from "../../src/xmpp/stream-features.js";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";

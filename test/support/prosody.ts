@@ -5,8 +5,8 @@
  * The pattern (one server per test file; ~0.1 s to start, accounts ~3 ms each):
  *
  *   import { afterAll, beforeAll, it } from "vitest";
- *   import { startTestProsody, registerUser, uniqueRoom, type LocalProsody } from "../support/prosody.js";
- *   import { TestPeer } from "../support/peer.js";
+ *   import { startTestProsody, registerUser, uniqueRoom, type LocalProsody } from "./prosody.js";
+ *   import { TestPeer } from "./peer.js";
  *
  *   let server: LocalProsody;
  *   beforeAll(async () => { server = await startTestProsody(); });

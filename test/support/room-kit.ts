@@ -11,7 +11,7 @@
  */
 import { xml } from "@xmpp/client";
 import { expect } from "vitest";
-import { MFR, Mode } from "../../src/protocol/vocab.js";
+import { MFR, Mode } from "../../src/base/vocab.js";
 import { LOST_CONNECTION_LOG } from "../../src/xmpp/connection.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type Element, type ReceivedMessage, type TestPeerOptions } from "./peer.js";

@@ -11,7 +11,7 @@
  * `Lingue `). Every such wake-up is kept in `triggers`, so a test can assert the coordinator
  * never woke it.
  */
-import { LINGUE, MFR, Mode } from "../../src/protocol/vocab.js";
+import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
 import { TestPeer, parseMessage, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, type LocalProsody } from "./prosody.js";
 

@@ -284,7 +284,7 @@ export class Driver {
 
 /**
  * A text with its no-break spaces as plain spaces: durations keep a no-break space between
- * number and unit (session/text.ts NBSP), and expectations read better with plain ones. The
+ * number and unit (base/text.ts NBSP), and expectations read better with plain ones. The
  * no-break spaces themselves are checked in test/session/text.test.ts and room-lines.test.ts.
  */
 export function plain(text: string | undefined): string {

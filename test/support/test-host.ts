@@ -3,7 +3,7 @@
  * network, a fixed clock; a test passes only what it is about.
  */
 import pino from "pino";
-import { SessionHost, type ModelService, type SessionHostOptions } from "../../src/shell/session-host.js";
+import { SessionHost, type ModelService, type SessionHostOptions } from "../../src/host/session-host.js";
 
 /** Model work a test does not expect: any call fails the step that made it. */
 export const NO_MODELS: ModelService = { check: () => Promise.reject(new Error("unused")), analyse: () => Promise.reject(new Error("unused")), verify: () => Promise.reject(new Error("unused")) };

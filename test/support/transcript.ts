@@ -1,5 +1,5 @@
 /**
- * The room as a person sees it, from the demo's printed transcript (src/demo/room-transcript.ts),
+ * The room as a person sees it, from the demo's printed transcript (src/programs/demo/room-transcript.ts),
  * made comparable from run to run: the time column dropped, the session id and the durations
  * that measure the run (how long the session or a search took, how long ago it started)
  * masked, no-break spaces read as spaces. The coordinator's lines must come in the same order;

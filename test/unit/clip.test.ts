@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clip } from "../../src/session/text.js";
+import { clip } from "../../src/base/text.js";
 import { forbiddenCodePoints } from "../support/forbidden-chars.js";
 
 describe("clip", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { COMMANDS, parseCommand } from "../../src/chat/commands.js";
-import { helpText } from "../../src/chat/help.js";
+import { COMMANDS, parseCommand } from "../../src/commands/parse.js";
+import { helpText } from "../../src/commands/help-text.js";
 
 const room = { nick: "Coordinator", direct: false };
 const direct = { nick: "Coordinator", direct: true };

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeConfig, loadConfig, type Environment } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
-import { renderContextOf } from "../../src/shell/outgoing.js";
+import { renderContextOf } from "../../src/host/outgoing.js";
 import { configErrorOf, writeConfigProfile } from "../support/config-profile.js";
 
 const PRIMARY = "mfr@conference.example";

@@ -1,6 +1,6 @@
-/** Deadlines wait while the coordinator catches up on a room (shell/deadline-timers.ts). */
+/** Deadlines wait while the coordinator catches up on a room (host/deadline-timers.ts). */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DeadlineTimers } from "../../src/shell/deadline-timers.js";
+import { DeadlineTimers } from "../../src/host/deadline-timers.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDebateLine } from "../../src/chat/debate-lines.js";
+import { parseDebateLine } from "../../src/agent-choice/debate-lines.js";
 
 function consensusNames(body: string): string[] {
   const line = parseDebateLine(body);

@@ -1,7 +1,7 @@
 /** What could never be sent is refused when it arrives: problems, statements; and rate limits follow identities. */
 import { DataFactory } from "n3";
 import { describe, expect, it } from "vitest";
-import { oversizedStatement } from "../../src/model/statement-size.js";
+import { oversizedStatement } from "../../src/analysis/statement-size.js";
 import { maxStatementWireBytes } from "../../src/protocol/model-parts.js";
 import { problemFits, proposalFits, protocolStanzas } from "../../src/protocol/outbound.js";
 import { stanzaBytes } from "../../src/xmpp/stanza.js";

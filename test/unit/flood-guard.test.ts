@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FloodGuard } from "../../src/shell/flood-guard.js";
+import { FloodGuard } from "../../src/inbound/flood-guard.js";
 
 describe("FloodGuard", () => {
   it("throttles a sender past its rate, tells it once, and lets others through", () => {

@@ -1,12 +1,12 @@
 /**
  * A message the room gives back (history at a join, the archive, a second delivery) is
  * recognised as the one taken in live, whatever the room adds to it; two different messages
- * are never taken for one (shell/heard.ts).
+ * are never taken for one (host/heard.ts).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { heardKeys } from "../../src/shell/heard.js";
-import { LINGUE } from "../../src/protocol/vocab.js";
+import { heardKeys } from "../../src/host/heard.js";
+import { LINGUE } from "../../src/base/vocab.js";
 import { NS_OCCUPANT_ID } from "../../src/xmpp/occupant-identity.js";
 import { NS_SID } from "../../src/xmpp/room-history.js";
 import { NS_DELAY, NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";

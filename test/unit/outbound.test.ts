@@ -2,7 +2,7 @@ import { Parser } from "n3";
 import { describe, expect, it } from "vitest";
 import { decodeMessage } from "../../src/protocol/codec.js";
 import { protocolStanzas } from "../../src/protocol/outbound.js";
-import { MessageType, Mode } from "../../src/protocol/vocab.js";
+import { MessageType, Mode } from "../../src/base/vocab.js";
 import type { Proposal } from "../../src/session/types.js";
 import { stanzaBytes } from "../../src/xmpp/stanza.js";
 

@@ -6,7 +6,7 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/chat/wording.js";
+import { wording } from "../../src/inbound/wording.js";
 import type { XmppConnection } from "../../src/xmpp/connection.js";
 import { Rooms } from "../../src/xmpp/rooms.js";
 import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";

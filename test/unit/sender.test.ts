@@ -1,7 +1,7 @@
 /** Who sent a message and with what standing, as the shell reads it at the edge. */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { requesterOf, senderOf } from "../../src/shell/sender.js";
+import { requesterOf, senderOf } from "../../src/inbound/sender.js";
 import type { XmppConnection } from "../../src/xmpp/connection.js";
 import type { InboundMessage } from "../../src/xmpp/inbound.js";
 import { NS_OCCUPANT_ID } from "../../src/xmpp/occupant-identity.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../src/protocol/codec.js";
-import { Mode } from "../../src/protocol/vocab.js";
+import { Mode } from "../../src/base/vocab.js";
 import { hintStorage, NS_HINTS } from "../../src/xmpp/storage-hints.js";
 import { xml, type Element } from "../../src/xmpp/stanza.js";
 

@@ -6,7 +6,7 @@ import {
   escapeXmlForbiddenInTurtle,
   hasXmlForbiddenChars,
   replaceXmlForbiddenChars,
-} from "../../src/xmpp/xml-chars.js";
+} from "../../src/base/xml-chars.js";
 import { ALL_FORBIDDEN, FORBIDDEN_CHARS, forbiddenCodePoints, isXmlChar } from "../support/forbidden-chars.js";
 
 const { literal, namedNode, quad } = DataFactory;

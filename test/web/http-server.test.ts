@@ -3,7 +3,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Route } from "../../src/ops/route.js";
 import { CONTENT_SECURITY_POLICY, HttpServerError, startHttpServer, type RunningHttpServer } from "../../src/web/http-server.js";
-import { isLoopback } from "../../src/web/loopback.js";
+import { isLoopback } from "../../src/base/loopback.js";
 
 const log = pino({ level: "silent" });
 const hello: Route = (_req, res, url) => {

@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SAMPLE_CONTRIBUTIONS } from "../../examples/agents/sample-problem.js";
-import type { ContributionGraph } from "../../src/model/merge.js";
-import { parseContribution } from "../../src/model/parse.js";
+import type { ContributionGraph } from "../../src/rdf/merge.js";
+import { parseContribution } from "../../src/rdf/parse.js";
 import { itemGraph, type ItemGraph } from "../../src/web/model-graph.js";
 import { predicateNodeId, typeNodeId } from "../../src/web/model-links.js";
 

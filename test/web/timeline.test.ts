@@ -1,6 +1,6 @@
 /** Timelines come from session steps only: the live stream and a replay of the logged inputs give the same one. */
 import { describe, expect, it } from "vitest";
-import type { SessionStep } from "../../src/shell/session-host.js";
+import type { SessionStep } from "../../src/host/session-host.js";
 import type { Input, Participant } from "../../src/session/types.js";
 import { stepsFromEvents } from "../../src/web/session-steps.js";
 import { timelineOf } from "../../src/web/timeline.js";

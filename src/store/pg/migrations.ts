@@ -137,7 +137,7 @@ export const MIGRATIONS: readonly Migration[] = [
         room  text   PRIMARY KEY,
         until bigint NOT NULL
       );
-      -- What the agent catalog learnt about agents (catalog/evidence.ts), shared by every
+      -- What the agent catalog learnt about agents (agent-choice/evidence.ts), shared by every
       -- instance: an upsert per identity and kind, as the SQLite store's agent_evidence.
       CREATE TABLE agent_evidence (
         identity      text    NOT NULL,
@@ -161,7 +161,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE journal_events ADD COLUMN build text;
       ALTER TABLE journal_sent ADD COLUMN build text;
       -- The digest of what a sent stanza decides, its wording left out
-      -- (shell/decisive-digest.ts); NULL in rows written before.
+      -- (host/decisive-digest.ts); NULL in rows written before.
       ALTER TABLE journal_sent ADD COLUMN decisive text;
     `,
   },

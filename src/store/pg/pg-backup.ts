@@ -15,7 +15,7 @@ import { statSync } from "node:fs";
 import { PASSWORD_MASK, splitDatabaseUrl } from "../../config/shared-settings.js";
 import { BackupError, writeBackup, type BackupResult } from "../backup.js";
 import type { PgStoreReader } from "./pg-store-reader.js";
-import { DEBIAN_POSTGRES_LIB, locatePostgresPrograms } from "./programs.js";
+import { DEBIAN_POSTGRES_LIB, locatePostgresPrograms } from "../../localserver/postgres-programs.js";
 
 /** The programs a backup runs: pg_dump makes the file, pg_restore checks it (and restores it later). */
 export interface BackupPrograms {

@@ -23,9 +23,9 @@
  */
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
-import type { SessionJournal } from "../../shell/host/journal.js";
+import type { SessionJournal } from "../../host/journal.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
-import { archivedForm, archiveRecordOf, isCompletionStatus } from "../records.js";
+import { archivedForm, archiveRecordOf, isCompletionStatus } from "../../host/journal-records.js";
 import type {
   ArchivedSession,
   ArchivedSummary,
@@ -35,8 +35,8 @@ import type {
   PruneOptions,
   SentRecord,
   StoredEvent,
-} from "../records.js";
-import { runningBuildId } from "../../build-info.js";
+} from "../../host/journal-records.js";
+import { runningBuildId } from "../../base/build-info.js";
 import { numberOf, PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
 import { withFence } from "./room-lease.js";
@@ -44,7 +44,7 @@ import { withFence } from "./room-lease.js";
 /**
  * The session journal's operations, each returning a Promise: what the session host would
  * need from a store whose writes cross a network (PostgreSQL). The same meaning as
- * SessionJournal (shell/host/journal.ts), plus the reads replay and the heard log need.
+ * SessionJournal (host/journal.ts), plus the reads replay and the heard log need.
  */
 export interface AsyncSessionJournal {
   /**

@@ -7,8 +7,8 @@
  */
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
-import { fromArchivedForm, isCompletionStatus } from "../records.js";
-import type { ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, SentRecord, StoredEvent } from "../records.js";
+import { fromArchivedForm, isCompletionStatus } from "../../host/journal-records.js";
+import type { ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, SentRecord, StoredEvent } from "../../host/journal-records.js";
 
 /** A row of journal_events, its bigint columns read as text (numberOf). */
 interface EventRow {

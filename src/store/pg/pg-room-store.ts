@@ -1,7 +1,7 @@
 /**
  * One room unit's part of the shared PostgreSQL database, as the coordinator that owns the
  * unit's lease uses it (src/fleet/): the same store the SQLite file is to a single
- * coordinator (wiring/coordinator-store.ts), with writes that cross a network.
+ * coordinator (coordinator/coordinator-store.ts), with writes that cross a network.
  *
  * How it stays both synchronous for the host and safe:
  *  - Reads come from memory, loaded once when the room is taken over (`open`): the live
@@ -23,13 +23,13 @@
  */
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { EvidenceRow, StoredEvidenceKind } from "../../catalog/evidence.js";
-import { STORED_EVIDENCE_KINDS } from "../../catalog/evidence.js";
+import type { EvidenceRow, StoredEvidenceKind } from "../../agent-choice/evidence.js";
+import { STORED_EVIDENCE_KINDS } from "../../agent-choice/evidence.js";
 import type { Input, Session, SessionId } from "../../session/types.js";
-import type { CoordinatorStore } from "../../wiring/coordinator-store.js";
+import type { CoordinatorStore } from "../../coordinator/coordinator-store.js";
 import { MAX_EVIDENCE_ROWS } from "../agent-evidence.js";
 import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
-import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../records.js";
+import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../../host/journal-records.js";
 import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
 import { PgRoomReader } from "./pg-room-reader.js";
 import { withConnection } from "./pool.js";
@@ -37,7 +37,7 @@ import { withFence } from "./room-lease.js";
 
 /**
  * How far back heard keys are loaded: the catch-up never asks a room for more than a day
- * (shell/catch-up.ts, MAX_CATCH_UP_MS), plus its margin; older keys could never match.
+ * (catch-up/catch-up.ts, MAX_CATCH_UP_MS), plus its margin; older keys could never match.
  */
 const HEARD_LOADED_MS = 2 * 24 * 60 * 60 * 1000;
 /** How many archived sessions are listed (mfr-list, the web view's list). */
@@ -165,7 +165,7 @@ export class PgRoomStore implements CoordinatorStore {
     return new PgRoomStore({ ...options, rooms }, events, sent, heard, presence, known, summaries, whole, evidence);
   }
 
-  // ---- the host's journal (shell/host/journal.ts) -----------------------------------------
+  // ---- the host's journal (host/journal.ts) -----------------------------------------
 
   /** Queues the input (with the message it came from); resolves with its sequence number once durable. */
   append(sessionId: SessionId, input: Input, at: number, heard?: HeardRecord): Promise<number> {
@@ -240,7 +240,7 @@ export class PgRoomStore implements CoordinatorStore {
     return this.events;
   }
 
-  // ---- the heard log (shell/heard.ts) -----------------------------------------------------
+  // ---- the heard log (host/heard.ts) -----------------------------------------------------
 
   /** Whether a message with any of these keys was taken in from the room (within the loaded window, or since). */
   heardBefore(room: string, keys: readonly string[]): boolean {
@@ -273,7 +273,7 @@ export class PgRoomStore implements CoordinatorStore {
     return this.presence.get(room);
   }
 
-  // ---- agent evidence (shell/evidence-batch.ts) ---------------------------------------------
+  // ---- agent evidence (agent-choice/evidence-batch.ts) ---------------------------------------------
 
   /** The evidence rows as loaded at takeover (the catalog reads them once). */
   loadEvidence(): EvidenceRow[] {

@@ -8,14 +8,14 @@
  * Export runs the SQLite store's export code unchanged: the session is loaded into memory
  * first (its events, archive row and artefacts, from the one room that holds it) and handed
  * to it as an ExportSource. Verify reads room by room, session by session
- * (shell/verify-report.ts); backup takes a snapshot whose sessions it counts (pg-backup.ts).
+ * (programs/verify-report.ts); backup takes a snapshot whose sessions it counts (pg-backup.ts).
  */
 import type pg from "pg";
 import { maskedDatabaseUrl, PASSWORD_MASK, splitDatabaseUrl } from "../../config/shared-settings.js";
 import type { Session, SessionId } from "../../session/types.js";
 import { StoreError } from "../errors.js";
 import { ExportError, type ExportSource } from "../export.js";
-import type { Artefact, StoredEvent } from "../records.js";
+import type { Artefact, StoredEvent } from "../../host/journal-records.js";
 import { checkSchema, SchemaMismatchError, SchemaTooNewError } from "./migrations.js";
 import { PgRoomReader } from "./pg-room-reader.js";
 import { openPool, withConnection } from "./pool.js";

@@ -1,5 +1,5 @@
 /**
- * Two lease keepers (src/shell/lease-keeper.ts) for the same rooms on a real PostgreSQL,
+ * Two lease keepers (src/fleet/lease-keeper.ts) for the same rooms on a real PostgreSQL,
  * with short leases (2 s) and real time: A owns the room, B stands by. A is cut off from the
  * database, or paused (its timers and the answers it awaits stop, its monotonic clock goes
  * on, as under SIGSTOP): A gives the room up by its own deadline before B's claim succeeds,
@@ -7,7 +7,7 @@
  */
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
-import { LeaseKeeper, PROCESS_CLOCK, type KeeperClock, type KeeperLeases, type LossReason } from "../../../src/shell/lease-keeper.js";
+import { LeaseKeeper, PROCESS_CLOCK, type KeeperClock, type KeeperLeases, type LossReason } from "../../../src/fleet/lease-keeper.js";
 import { withConnection } from "../../../src/store/pg/pool.js";
 import { FencedOut, RoomLeases, withFence } from "../../../src/store/pg/room-lease.js";
 import { useTestPostgres } from "../../support/postgres.js";
