@@ -31,7 +31,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "../src/config/load.js";
-import { Coordinator } from "../src/coordinator/coordinator.js";
+import { LaunchedCoordinator } from "../src/launch/launched-coordinator.js";
 import { createLogger } from "../src/base/log.js";
 import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/localserver/index.js";
 import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
@@ -201,7 +201,8 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
   const config = loadConfig({ profile, secrets, logLevel: options.logLevel }, {}, process.cwd());
   const log = createLogger({ level: config.logLevel, pretty: false, destination: join(dir, "coordinator.log") });
   const store = SessionStore.open(config.dataDir);
-  const coordinator = new Coordinator({ config, log, store });
+  const launched = new LaunchedCoordinator({ config, log, store });
+  const { coordinator } = launched;
 
   const sampler = new StallSampler(10);
   const eld = monitorEventLoopDelay({ resolution: 10 });
@@ -216,7 +217,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
             ? "solution request"
             : "completion and archive";
   });
-  await coordinator.start();
+  await launched.start();
   // The probers ask at the bare JID: with the direct line, only once it is up is the figure its own.
   for (const deadline = Date.now() + 10_000; coordinator.directLine && !coordinator.directLine.online && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 20));
@@ -317,7 +318,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
         await new Promise((r) => child.once("exit", r));
       }
     }
-    await coordinator.stop();
+    await launched.stop();
     store.close();
     rmSync(dir, { recursive: true, force: true });
   }

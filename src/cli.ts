@@ -5,7 +5,7 @@ import { ConfigError } from "./config/errors.js";
 import { describeConfig, loadConfig, resolveDatabaseUrl, resolveDataDir, type ConfigFlags } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import type { PddlContribution } from "./agents/pddl-contribution/index.js";
-import { Coordinator } from "./coordinator/coordinator.js";
+import { LaunchedCoordinator } from "./launch/launched-coordinator.js";
 import { createLogger, type Logger } from "./base/log.js";
 import { BackupError, ExportError, SessionStore, StoreError, backupStore, exportSession, exportSessionPddl, type ExportSource } from "./store/index.js";
 import type { PgStoreReader } from "./store/pg/pg-store-reader.js";
@@ -236,7 +236,7 @@ async function runFleet(config: Config, log: Logger): Promise<void> {
 async function runStart(config: Config, log: Logger): Promise<void> {
   if (config.shared.database !== null) return runFleet(config, log);
   const store = openStoreOrExit(config.dataDir);
-  const coordinator = new Coordinator({ config, log, store });
+  const coordinator = new LaunchedCoordinator({ config, log, store });
   stopOnSignals(log, async () => {
     try {
       await coordinator.stop();

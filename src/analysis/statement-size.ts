@@ -5,7 +5,7 @@
  */
 import type { Quad } from "n3";
 import { statementWireBytes } from "../protocol/model-parts.js";
-import { formatBytes } from "../inbound/wording.js";
+import { formatBytes } from "../base/byte-sizes.js";
 import type { ParseError } from "../rdf/syntax-error.js";
 
 /** No character grows beyond this many bytes on the wire (`\u0001` is six). */

@@ -6,18 +6,29 @@
  * open window again (session/absence.ts) and a replay does the same.
  */
 import type { Logger } from "pino";
-import type { Input, Session } from "../session/types.js";
-import type { Absence } from "./catch-up.js";
+import type { SessionHost } from "../host/session-host.js";
 import { KEEP_PROTOCOL_MODULES, protocolKeepingOf, protocolKeepingNote, type ProtocolKeeping } from "./protocol-keeping.js";
 import type { RoomFacts } from "../xmpp/room-facts.js";
-import type { OurRooms } from "../coordinator/our-rooms.js";
+import type { OurRooms } from "../config/our-rooms.js";
 
 /** Our rooms, the log, and the live sessions an absence concerns. */
 export interface AbsencesOptions {
   rooms: OurRooms;
   log: Logger;
-  liveSessions: () => readonly Session[];
-  apply: (input: Input) => void;
+  /** The live sessions, each told of an absence that overlaps it. */
+  sessions: Pick<SessionHost, "liveSessions" | "apply">;
+}
+
+/** An absence from a room that the room may not have covered (see CatchUpParts.absences). */
+export interface Absence {
+  /** When we were last known to hear the room: the newest message taken in, or the end of the last catch-up or shutdown. */
+  from: number;
+  /** When our join was answered. */
+  to: number;
+  /** The room (or its service) says it keeps agents' protocol messages without a body (catch-up/protocol-keeping.ts). */
+  kept: boolean;
+  /** What the room gave back reaches the last message taken in before (or nothing was taken in before), and the room was not created anew. */
+  reachedBack: boolean;
 }
 
 /** One protocol room's keeping, for /readyz and the web view. */
@@ -53,12 +64,12 @@ export class Absences {
 
   /** An absence the room may not have covered: every live session is told (the core decides what to ask again). */
   absent(room: string, absence: Absence): void {
-    const sessions = this.options.liveSessions();
+    const sessions = this.options.sessions.liveSessions();
     this.options.log.info(
       { room, from: new Date(absence.from).toISOString(), to: new Date(absence.to).toISOString(), kept: absence.kept, reachedBack: absence.reachedBack, sessions: sessions.map((s) => s.id) },
       "we were away and the room may not have kept what agents said meanwhile",
     );
-    for (const session of sessions) this.options.apply({ kind: "absence", sessionId: session.id, ...absence, room });
+    for (const session of sessions) this.options.sessions.apply({ kind: "absence", sessionId: session.id, ...absence, room });
   }
 
   /** Every protocol room's keeping, as last seen (unknown before its first join). */

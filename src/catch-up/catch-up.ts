@@ -18,65 +18,62 @@
 import type { Logger } from "pino";
 import { roomStampOf } from "../xmpp/room-history.js";
 import type { HistoryRequest } from "../xmpp/room-history.js";
-import type { RoomHistory } from "../xmpp/rooms.js";
+import type { RoomHistory, Rooms } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
-import { heardKeys, type HeardLog } from "../host/heard.js";
+import { heardKeys, MAX_CATCH_UP_MS, type HeardLog } from "../host/heard.js";
 import { protocolKeepingOf } from "./protocol-keeping.js";
+import type { Absences } from "./absences.js";
+import type { OurRooms } from "../config/our-rooms.js";
+import type { SessionHost } from "../host/session-host.js";
+import type { ReplyOutlet } from "../inbound/context.js";
+import type { InboundPipeline } from "../inbound/pipeline.js";
+import type { UntilBack } from "../inbound/sent-while-away.js";
+import type { OperationsMetrics } from "../ops/metrics.js";
+import { clockTime } from "../base/clock-time.js";
 
 /** Asked for before the last message heard, for clocks that differ (server and coordinator). */
+/** Said once per live session when the room's history cannot reach back to what was last heard. */
+export function mayHaveMissed(sessionId: string, from: number, to: number): string {
+  return `${sessionId}: I may have missed messages in this room between ${clockTime(from)} and ${clockTime(to)} (UTC); agents that answered then, please send again.`;
+}
+
 export const HISTORY_MARGIN_MS = 30_000;
-/** History older than this is not asked for: what was said a day ago is not taken in as new. */
-export const MAX_CATCH_UP_MS = 24 * 60 * 60 * 1000;
 
 /** Live messages kept per room while its history is taken in (a flood meanwhile is dropped, and said). */
 const MAX_WAITING_LIVE = 10_000;
 
-/** What became of one message given back: taken in, already taken in before, or not input. */
-export type Taken = "taken" | "duplicate" | "ignored";
+/** How long after start the rooms may take to come back before a crash's unsent tail goes out without their history. */
+export const FIRST_CATCH_UP_WAIT_MS = 30_000;
 
-/** What the catch-up is made with. */
-export interface CatchUpOptions {
+/**
+ * What the catch-up works with, each given once at construction: it registers itself where it
+ * takes part (the rooms ask it what history to request, the pipeline asks it whether a live
+ * message waits) and hands what it took back to the pipeline, never through the entry.
+ */
+export interface CatchUpParts {
   heard: HeardLog;
   log: Logger;
   now: () => number;
   /** Rooms whose history is taken in (the log room is for people: it is not). */
-  isProtocolRoom: (room: string) => boolean;
-  /** The inbound path: takes one message (with its stamp when caught up) and resolves once it is handled. */
-  take: (stanza: Element, stamp: number | undefined) => Promise<Taken>;
-  /** Live messages that waited, handed on in order once the history is in. */
-  takeLive: (stanza: Element) => void;
-  /** Deadlines that fell at or before `at` fire now. */
-  fireDeadlinesDueBy: (at: number) => void;
-  holdDeadlines: () => void;
-  releaseDeadlines: () => void;
-  /** Whether a room is in and done with its history (as Rooms sees it). */
-  isSettled: (room: string) => boolean;
-  /** Every room we stay in. */
-  rooms: () => string[];
-  /** Says the gap in the room, once per live session there. */
-  tellGap: (room: string, from: number, to: number) => Promise<void>;
-  /** Once after the first time every room is caught up on, with our own stanzas the rooms gave back. */
-  onFirstCaughtUp: (carried: ReadonlySet<string>) => void;
-  /** After each room's catch-up, with how many messages were taken in from its history (the metrics count them). */
-  onCaughtUp?: (room: string, taken: number) => void;
+  ourRooms: Pick<OurRooms, "isProtocolRoom">;
+  /** Every room we stay in, whether it is in, and whether its history is still coming. */
+  rooms: Pick<Rooms, "roomJids" | "isJoined" | "isTakingHistory" | "useHistoryPolicy">;
+  /** The inbound path: takes one message and resolves once it is handled; live ones that waited go back through `dispatch`. */
+  inbound: Pick<InboundPipeline, "take" | "dispatch" | "holdLiveWith">;
+  /** Deadlines, held while a room is taken in; the live sessions, told of a gap; the restored tail, sent once all are back. */
+  sessions: Pick<SessionHost, "fireDeadlinesDueBy" | "holdDeadlines" | "releaseDeadlines" | "liveSessions" | "sendRestoredTail">;
+  /** Where the gap sentence goes (inbound/replies.ts). */
+  replies: Pick<ReplyOutlet, "to">;
+  /** 1:1 messages our server kept for us while we were away, answered once the rooms are back. */
+  untilBack: Pick<UntilBack, "back">;
+  /** Counts the messages each room's history gave that were taken in. */
+  metrics?: Pick<OperationsMetrics, "caughtUp">;
   /**
-   * We were away from a protocol room from `from` to `to`, and cannot be sure the room gave
-   * back everything agents said meanwhile (see Absence): told before the room's history is
-   * taken in, so a window the absence overlapped is extended before a held deadline closes it.
+   * Told of an absence from a protocol room that the room may not have covered (see
+   * Absence), before its history is taken in, so a window the absence overlapped is extended
+   * before a held deadline closes it.
    */
-  onAbsence?: (room: string, absence: Absence) => void;
-}
-
-/** An absence from a room that the room may not have covered (see CatchUpOptions.onAbsence). */
-export interface Absence {
-  /** When we were last known to hear the room: the newest message taken in, or the end of the last catch-up or shutdown. */
-  from: number;
-  /** When our join was answered. */
-  to: number;
-  /** The room (or its service) says it keeps agents' protocol messages without a body (catch-up/protocol-keeping.ts). */
-  kept: boolean;
-  /** What the room gave back reaches the last message taken in before (or nothing was taken in before), and the room was not created anew. */
-  reachedBack: boolean;
+  absences?: Pick<Absences, "absent">;
 }
 
 /** What each room said while we were away, taken in once at each join, with deadlines held meanwhile. */
@@ -91,7 +88,18 @@ export class RoomCatchUp {
   /** What each room's history request was based on, for the gap check. */
   private readonly basis = new Map<string, { lastHeard: number | undefined; presentUntil: number | undefined }>();
 
-  constructor(private readonly options: CatchUpOptions) {}
+  private firstWait: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: CatchUpParts) {
+    options.rooms.useHistoryPolicy((room) => this.historyFor(room));
+    options.inbound.holdLiveWith(this);
+  }
+
+  /** From the start: the rooms have FIRST_CATCH_UP_WAIT_MS to come back before the restored tail goes out without them. */
+  waitForRooms(waitMs = FIRST_CATCH_UP_WAIT_MS): void {
+    this.firstWait = setTimeout(() => this.stopWaitingForRooms(), waitMs);
+    this.firstWait.unref();
+  }
 
   /** The history to ask a room for at a join (xmpp/rooms.ts HistoryPolicy). */
   historyFor(room: string): HistoryRequest {
@@ -106,12 +114,12 @@ export class RoomCatchUp {
 
   /** A join is under way: deadlines wait until the room is caught up on. */
   joining(room: string): void {
-    if (this.options.isProtocolRoom(room)) this.options.holdDeadlines();
+    if (this.options.ourRooms.isProtocolRoom(room)) this.options.sessions.holdDeadlines();
   }
 
   /** The connection dropped: every room must be caught up on again. */
   disconnected(): void {
-    this.options.holdDeadlines();
+    this.options.sessions.holdDeadlines();
   }
 
   /** Whether a live message from this room must wait for its history (it is kept, and handed on later). */
@@ -136,7 +144,7 @@ export class RoomCatchUp {
       const heardBefore = this.givesBackHeard(room, history);
       this.noteAbsence(room, history, basis, heardBefore);
       const counts = await this.takeAll(room, history);
-      this.options.onCaughtUp?.(room, counts.taken);
+      this.options.metrics?.caughtUp(counts.taken);
       if (counts.taken > 0 || history.request.kind === "since") {
         log.info(
           { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, from: history.source, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },
@@ -150,13 +158,13 @@ export class RoomCatchUp {
     } finally {
       const waiting = this.processing.get(room) ?? [];
       this.processing.delete(room);
-      for (const stanza of waiting) this.options.takeLive(stanza);
+      for (const stanza of waiting) this.options.inbound.dispatch(stanza);
       this.settle();
     }
   }
 
   private async takeAll(room: string, history: RoomHistory): Promise<{ taken: number; duplicate: number; oldest: number | undefined }> {
-    const { now, take, fireDeadlinesDueBy } = this.options;
+    const { now, inbound, sessions } = this.options;
     let taken = 0;
     let duplicate = 0;
     let oldest: number | undefined;
@@ -165,8 +173,8 @@ export class RoomCatchUp {
       // A stamp after our own clock (the server's runs ahead) counts as now.
       const stamped = roomStampOf(stanza, room);
       const stamp = stamped === undefined ? undefined : Math.min(stamped, now());
-      if (stamp !== undefined) fireDeadlinesDueBy(stamp);
-      const result = await take(stanza, stamp);
+      if (stamp !== undefined) sessions.fireDeadlinesDueBy(stamp);
+      const result = await inbound.take({ stanza, line: "room-connection", stamp: stamp ?? null });
       if (result === "duplicate") duplicate++;
       if (result !== "taken" || stamp === undefined) continue;
       taken++;
@@ -191,17 +199,17 @@ export class RoomCatchUp {
 
   /**
    * Tells of an absence from a protocol room unless the room is known to keep agents'
-   * protocol messages and gave back everything since we left (see CatchUpOptions.onAbsence).
+   * protocol messages and gave back everything since we left (see CatchUpParts.absences).
    */
   private noteAbsence(room: string, history: RoomHistory, basis: { lastHeard: number | undefined; presentUntil: number | undefined } | undefined, heardBefore: boolean): void {
-    const { onAbsence, isProtocolRoom, now } = this.options;
-    if (!onAbsence || !isProtocolRoom(room) || history.request.kind !== "since") return;
+    const { absences, ourRooms, now } = this.options;
+    if (!absences || !ourRooms.isProtocolRoom(room) || history.request.kind !== "since") return;
     const known = [basis?.lastHeard, basis?.presentUntil].filter((t): t is number => t !== undefined);
     if (known.length === 0) return;
     const kept = protocolKeepingOf(history.facts) === "kept";
     const reachedBack = !history.created && (basis?.lastHeard === undefined || heardBefore);
     if (kept && reachedBack) return;
-    onAbsence(room, { from: Math.max(...known), to: history.joinedAt || now(), kept, reachedBack });
+    absences.absent(room, { from: Math.max(...known), to: history.joinedAt || now(), kept, reachedBack });
   }
 
   /**
@@ -219,7 +227,9 @@ export class RoomCatchUp {
       { room, from: new Date(from).toISOString(), to: new Date(to).toISOString(), why: recreated ? "the room was created anew" : "its history does not reach back to the last message taken in" },
       "may have missed what the room said while we were away: the server did not keep it",
     );
-    if (this.options.isProtocolRoom(room)) await this.options.tellGap(room, from, to);
+    // Said once per live session, in the room where the gap was.
+    if (!this.options.ourRooms.isProtocolRoom(room)) return;
+    for (const session of this.options.sessions.liveSessions()) await this.options.replies.to({ kind: "room", room }, mayHaveMissed(session.id, from, to));
   }
 
   /** Until when we heard a room: its catch-up is done, and at shutdown. */
@@ -232,10 +242,36 @@ export class RoomCatchUp {
     }
   }
 
-  /** Shutdown: the rooms are noted as heard until now, and nothing is taken in after. */
-  stop(rooms: readonly string[]): void {
-    for (const room of rooms) this.markPresent(room);
+  /**
+   * Shutdown: the rooms that are in and caught up on are noted as heard until now (unless the
+   * store takes no writes), so the next start asks them from here on; nothing is taken in after.
+   */
+  stop(storeReadonly: boolean): void {
+    clearTimeout(this.firstWait);
+    if (!storeReadonly) for (const room of this.options.rooms.roomJids()) if (this.isSettled(room)) this.markPresent(room);
     this.stopped = true;
+  }
+
+  /** A room that is in and done with its history, as the rooms see it. */
+  private isSettled(room: string): boolean {
+    return this.options.rooms.isJoined(room) && !this.options.rooms.isTakingHistory(room);
+  }
+
+  /**
+   * Once, when every room is back (or the wait for them ran out): what a crash kept from going
+   * out is sent, checked against our own stanzas the rooms gave back, and then the 1:1
+   * messages sent while we were away are answered, so a late mfr-status tells what the rooms
+   * said meanwhile and a late mfr-start finds us in the room.
+   */
+  private firstCaughtUp(): void {
+    clearTimeout(this.firstWait);
+    const { log, sessions, untilBack } = this.options;
+    const tail = sessions.sendRestoredTail(new Set(this.carried));
+    this.carried.clear();
+    if (tail.sent + tail.skipped > 0) log.info(tail, "the rooms are caught up on; what a crash kept from going out is sent");
+    const late = untilBack.back();
+    if (late.waited > 0) log.info({ messages: late.waited }, "answering the 1:1 messages sent while we were away");
+    if (late.dropped > 0) log.warn({ dropped: late.dropped }, "too many 1:1 messages sent while we were away waited for the rooms; the rest were not answered");
   }
 
   /**
@@ -245,22 +281,20 @@ export class RoomCatchUp {
   stopWaitingForRooms(): void {
     if (this.firstDone) return;
     this.firstDone = true;
-    this.options.log.warn({ rooms: this.options.rooms().filter((r) => !this.options.isSettled(r)) }, "not every room is back yet; sending what a crash kept from going out without their history");
-    this.options.onFirstCaughtUp(new Set(this.carried));
-    this.carried.clear();
+    this.options.log.warn({ rooms: this.options.rooms.roomJids().filter((r) => !this.isSettled(r)) }, "not every room is back yet; sending what a crash kept from going out without their history");
+    this.firstCaughtUp();
   }
 
   /** Deadlines run again once every protocol room is in and caught up on; the first time, the restored tail goes out. */
   private settle(): void {
-    const rooms = this.options.rooms();
-    const protocolSettled = rooms.filter((r) => this.options.isProtocolRoom(r)).every((r) => this.options.isSettled(r) && !this.processing.has(r));
+    const rooms = this.options.rooms.roomJids();
+    const protocolSettled = rooms.filter((r) => this.options.ourRooms.isProtocolRoom(r)).every((r) => this.isSettled(r) && !this.processing.has(r));
     // The restored tail first: a request a crash kept from going out is queued before a
     // deadline held meanwhile can close its window.
-    if (!this.firstDone && rooms.every((r) => this.options.isSettled(r) && !this.processing.has(r))) {
+    if (!this.firstDone && rooms.every((r) => this.isSettled(r) && !this.processing.has(r))) {
       this.firstDone = true;
-      this.options.onFirstCaughtUp(new Set(this.carried));
-      this.carried.clear();
+      this.firstCaughtUp();
     }
-    if (protocolSettled) this.options.releaseDeadlines();
+    if (protocolSettled) this.options.sessions.releaseDeadlines();
   }
 }

@@ -4,11 +4,11 @@
  * what agents held (session/identity-basis.ts).
  */
 import type { Logger } from "pino";
-import { wording } from "../inbound/wording.js";
 import type { Input, Session } from "../session/types.js";
 import { basisChangeInputs } from "./room-basis.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
-import type { OurRooms } from "../coordinator/our-rooms.js";
+import type { OurRooms } from "../config/our-rooms.js";
+import { commandWording } from "../commands/wording.js";
 
 /** Our rooms, the log, and the live sessions a change of basis re-binds. */
 export interface IdentityNotesOptions {
@@ -34,7 +34,7 @@ export class IdentityNotes {
     // Real JIDs first, as identities go (see xmpp/occupant-identity.ts).
     const basis = identities.realJids ? "real JIDs" : identities.occupantIds ? "occupant ids (XEP-0421)" : "nicks only";
     const say = identities.occupantIds || identities.realJids ? log.info.bind(log) : log.warn.bind(log);
-    say({ room, ...identities, basis }, `room identities: ${wording.identityBasis(identities)}`);
+    say({ room, ...identities, basis }, `room identities: ${commandWording.identityBasis(identities)}`);
     if (rooms.phases.length > 0 && rooms.isProtocolRoom(room) && identities.occupantIds && !identities.realJids) {
       // Occupant ids are made per room (XEP-0421), so only a real JID links one agent's
       // contribution in one of our rooms to its proposal in another.

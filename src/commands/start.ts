@@ -1,7 +1,6 @@
-import { wording } from "../inbound/wording.js";
-import type { IdentifiedContext } from "../inbound/context.js";
 import { problemFits } from "../protocol/outbound.js";
-import type { CommandHandler, CommandScope } from "./command.js";
+import type { CommandContext, CommandHandler, CommandScope } from "./command.js";
+import { commandWording } from "./wording.js";
 
 /**
  * Starts a session on a problem, with the plan the chooser makes for it: `mfr-start` invites
@@ -9,11 +8,11 @@ import type { CommandHandler, CommandScope } from "./command.js";
  * or one over the live-session limits, starts nothing and is said so; a start asked in 1:1
  * chat is told where the session runs.
  */
-export async function startSession(how: "start" | "debate", problem: string, ctx: IdentifiedContext, scope: CommandScope): Promise<void> {
+export async function startSession(how: "start" | "debate", problem: string, ctx: CommandContext, scope: CommandScope): Promise<void> {
   const fits = problemFits(problem, scope.maxStanzaBytes);
   if (!fits.ok) {
     scope.refused("problem-too-large");
-    await ctx.reply(wording.problemTooLarge(fits.bytes, fits.max));
+    await ctx.reply(commandWording.problemTooLarge(fits.bytes, fits.max));
     return;
   }
   const by = ctx.standing.participant;

@@ -33,7 +33,8 @@ import type { Registry } from "prom-client";
 import { writeIdleLimitMs } from "../config/lease-timing.js";
 import { maskedDatabaseUrl } from "../config/shared-settings.js";
 import type { Config } from "../config/schema.js";
-import { Coordinator } from "../coordinator/coordinator.js";
+import type { Coordinator } from "../coordinator/coordinator.js";
+import { LaunchedCoordinator } from "../launch/launched-coordinator.js";
 import type { Readiness } from "../ops/readiness.js";
 import { operationsRoutes } from "../ops/routes.js";
 import { LeaseKeeper, type LeaseKeeperEvent, type LossReason } from "./lease-keeper.js";
@@ -59,6 +60,8 @@ const LEASE_CONNECTIONS = 3;
 /** A unit this instance owns now: its coordinator and its part of the database. */
 interface Owned {
   readonly epoch: number;
+  /** Started and stopped as one: the coordinator with its model workers. */
+  readonly launched: LaunchedCoordinator;
   readonly coordinator: Coordinator;
   readonly store: PgRoomStore;
   /** Monotonic instant of the claim, for the takeover's duration. */
@@ -265,17 +268,18 @@ export class Fleet {
       this.keeper.writeFailed(room, epoch, err);
       return;
     }
-    const coordinator = new Coordinator({
+    const launched = new LaunchedCoordinator({
       config: unit.config,
       log,
       now: this.now,
       store,
       fleet: { maySpeak: () => !this.stopping && this.keeper.holds(room) === epoch },
     });
-    const owned: Owned = { epoch, coordinator, store, claimedAt };
+    const { coordinator } = launched;
+    const owned: Owned = { epoch, launched, coordinator, store, claimedAt };
     this.owned.set(room, owned);
     try {
-      await coordinator.start();
+      await launched.start();
     } catch (err) {
       log.error({ err, room, epoch }, "could not start in the room; giving it up");
       this.keeper.writeFailed(room, epoch, err);
@@ -303,7 +307,7 @@ export class Fleet {
     this.view?.sessions.removeOwned(room, owned.coordinator.sessions);
     if (this.owned.get(room) === owned) this.owned.delete(room);
     try {
-      await owned.coordinator.stop();
+      await owned.launched.stop();
     } catch (err) {
       this.log.warn({ err, room }, "leaving the room did not finish cleanly");
     }

@@ -9,7 +9,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config/schema.js";
-import { OurRooms } from "../coordinator/our-rooms.js";
+import { OurRooms } from "../config/our-rooms.js";
 
 /** One lease's worth of rooms, and the configuration its coordinator runs with. */
 export interface RoomUnit {

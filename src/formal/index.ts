@@ -22,8 +22,6 @@ export { formatCondition, formatEffect } from "./format.js";
 export { isReadByFormalModel, localName, readFormalModel } from "./model.js";
 export type { ExpressionFinding, FormalAction, FormalModel, FormalObject, FormalStatement, InformalPart, ModelQuads } from "./model.js";
 export { parsePlanStep } from "./plan-step.js";
-export { toPddl } from "../planning/pddl-export/pddl.js";
-export type { PddlFiles, PddlOptions, PddlPlan, PddlRenaming } from "../planning/pddl-export/pddl.js";
 export type { PlanStep } from "./plan-step.js";
 export { DEFAULT_SIMULATION_LIMITS, simulatePlan } from "./simulate.js";
 export { hasFormalPart, summariseFormalModel } from "./summary.js";

@@ -7,7 +7,7 @@
  * against the validation timeout; inputs are applied one after another, never inside the step
  * that asked for the analysis.
  */
-import type { AnalysedModel } from "../model-workers/model-worker.js";
+import type { AnalysedModel } from "../analysis/worker-protocol.js";
 import { rememberSplits } from "../protocol/split-memo.js";
 import { sessionBaseIri } from "../base/vocab.js";
 import type { AnalysisOutcome, Effect, Input, SessionSettings } from "../session/types.js";

@@ -10,7 +10,7 @@
 import type { Logger } from "pino";
 import { sessionBaseIri } from "../base/vocab.js";
 import type { ContributionCheck, Participant, SessionSettings } from "../session/types.js";
-import { worthABlob, type BlobRef } from "../store/blobs.js";
+import { worthABlob, type BlobRef } from "./journal-records.js";
 import { maxModelStatementBytes, type RenderContext } from "./outgoing.js";
 import type { ModelService } from "./model-service.js";
 

@@ -10,7 +10,7 @@
  * told, once per contribution.
  */
 import type { Logger } from "pino";
-import { formatBytes } from "../inbound/wording.js";
+import { formatBytes } from "../base/byte-sizes.js";
 import type { PartNumber } from "../protocol/part-number.js";
 import { sessionBaseIri } from "../base/vocab.js";
 import { sameAgent } from "../session/identity.js";

@@ -12,9 +12,18 @@
  * switched on) still finds what it gave before.
  */
 import { createHash } from "node:crypto";
-import type { HeardRecord } from "../store/heard-log.js";
 import { originIdOf, roomStanzaIdOf } from "../xmpp/room-history.js";
 import type { Element } from "../xmpp/stanza.js";
+
+/** History older than this is not asked for, nor waited on: what was said a day ago is not taken in as new (catch-up/catch-up.ts, inbound/sent-while-away.ts). */
+export const MAX_CATCH_UP_MS = 24 * 60 * 60 * 1000;
+
+/** One message taken in from a room: its keys and the instant it counted at. */
+export interface HeardRecord {
+  room: string;
+  keys: readonly string[];
+  at: number;
+}
 
 /** One room message on its way in: its keys, and when it counts. */
 export interface Heard extends HeardRecord {

@@ -9,10 +9,10 @@
  * of the completed sessions the newest are kept (session-table.ts, COMPLETED_KEPT).
  */
 import type { Logger } from "pino";
-import type { AnalyseAnswer } from "../model-workers/model-worker.js";
+import type { AnalyseAnswer } from "../analysis/model-jobs.js";
 import { forgetSplits } from "../protocol/split-memo.js";
 import type { Input, Session, Sessions } from "../session/types.js";
-import type { BlobRef } from "../store/blobs.js";
+import type { BlobRef } from "./journal-records.js";
 import type { SentRecord, StoredEvent } from "./journal-records.js";
 import type { Heard } from "./heard.js";
 import type { RenderContext } from "./outgoing.js";

@@ -131,3 +131,24 @@ export function fromArchivedForm(stored: Session): Session {
   const last = stored.validations[stored.validations.length - 1]?.outcome;
   return { ...stored, model: last?.ok === true ? last.analysis : null };
 }
+
+/** How a stored text is read back: as the text itself, or parsed as JSON. */
+export type BlobForm = "text" | "json";
+
+/** What an event or archived session holds in place of a large value (its text is in store/blobs.ts). */
+export interface BlobRef {
+  digest: string;
+  as: BlobForm;
+}
+
+/** Below this many characters a text is cheaper to keep inline than to refer to. */
+export const BLOB_MIN_CHARS = 64 * 1024;
+
+/**
+ * Whether a text is stored as a blob at all: smaller ones stay inline in their events, so
+ * writing them as blobs too would be work nobody reads (in a burst of small sessions, six
+ * blob writes per session of the model worker's time).
+ */
+export function worthABlob(text: string): boolean {
+  return text.length >= BLOB_MIN_CHARS;
+}

@@ -8,8 +8,8 @@
  * (host/journal-keeper.ts).
  */
 import type { Input, Session } from "../session/types.js";
-import type { BlobRef } from "../store/blobs.js";
-import type { HeardRecord } from "../store/heard-log.js";
+import type { BlobRef } from "./journal-records.js";
+import type { HeardRecord } from "./heard.js";
 import type { SentRecord } from "./journal-records.js";
 
 /** A session that has left memory: enough to list it and show its status. */

@@ -5,7 +5,8 @@
  * The rule it keeps: jobs of one session are asked for with the session id as `key`, so they
  * keep their order.
  */
-import type { AnalyseAnswer, AnalyseOptions, CheckAnswer, CheckRequest, JobOptions, VerifyAnswer, VerifyRequest } from "../model-workers/model-worker.js";
+import type { AnalyseAnswer, AnalyseOptions, CheckAnswer, JobOptions, VerifyAnswer } from "../analysis/model-jobs.js";
+import type { CheckRequest, VerifyRequest } from "../analysis/worker-protocol.js";
 import type { AnalysisJob } from "../analysis/analysis.js";
 
 /**
@@ -20,4 +21,16 @@ export interface ModelService {
   analyse(job: AnalysisJob, options?: AnalyseOptions): Promise<AnalyseAnswer>;
   /** Checks a proposal's plan against the session's formal model, which only the workers hold. */
   verify(request: VerifyRequest, options?: JobOptions): Promise<VerifyAnswer>;
+}
+
+/** The pool that does the model work, as the coordinator that owns it watches, warms and closes it. */
+export interface ModelPool extends ModelService {
+  /** Threads in the pool, at most. */
+  readonly workers: number;
+  /** Jobs waiting for a thread (a gauge on /metrics). */
+  readonly queued: number;
+  /** Starts the threads now, so the first contributions do not wait for them to load the shapes. */
+  warmUp(): void;
+  /** Ends the threads; jobs still asked for fail. */
+  close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { CoordinatorStore } from "../coordinator/coordinator-store.js";
+import type { CoordinatorStore } from "./coordinator-store.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;

@@ -10,7 +10,6 @@
 import type { Logger } from "pino";
 import { decodeMessage } from "../protocol/codec.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { Taken } from "../catch-up/catch-up.js";
 import { wording } from "./wording.js";
 import { FloodGuard } from "./flood-guard.js";
 import { heardOf } from "../host/heard.js";
@@ -19,9 +18,10 @@ import { OnceAcrossLines } from "../xmpp/direct-line.js";
 import { classifyMessage } from "../xmpp/inbound.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
-import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
+import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
 import type { HeardOnce } from "./heard-once.js";
 import { KeptOnce } from "./sent-while-away.js";
+import type { OurRooms } from "../config/our-rooms.js";
 
 /** What admitting needs: the rooms, the limits, the log of what was heard, and where refusals are counted and answered. */
 export interface AdmitOptions {
@@ -33,7 +33,7 @@ export interface AdmitOptions {
   heardOnce: HeardOnce;
   limits: { messagesPerMinute: number; maxInboundBytes: number };
   /** The primary and phase rooms: where agents contribute and propose. */
-  isProtocolRoom: (room: string) => boolean;
+  ourRooms: Pick<OurRooms, "isProtocolRoom">;
   refused: (reason: RefusalReason) => void;
   outlet: ReplyOutlet;
   log: Logger;
@@ -123,7 +123,7 @@ export class Admission {
       return false;
     }
     const payload = ctx.decoded.payload;
-    if (payload && (ctx.message.kind !== "room" || !this.options.isProtocolRoom(ctx.message.room))) {
+    if (payload && (ctx.message.kind !== "room" || !this.options.ourRooms.isProtocolRoom(ctx.message.room))) {
       refused("outside-protocol-room");
       log.warn({ sender: ctx.sender.label, mode: payload.mode }, "protocol message outside the primary and phase rooms ignored");
       return false;

@@ -15,6 +15,9 @@ import type { InboundMessage } from "../xmpp/inbound.js";
 import type { Element } from "../xmpp/stanza.js";
 import type { Reading } from "./reading.js";
 
+/** What became of one message: taken in, already taken in before (a room gave it back again), or not input. */
+export type Taken = "taken" | "duplicate" | "ignored";
+
 /** Where a reply goes: the room a command was said in, or back to a 1:1 sender (on the direct line when it came that way). */
 export type ReplyTarget = { kind: "room"; room: string } | { kind: "direct"; to: string; onDirectLine: boolean };
 

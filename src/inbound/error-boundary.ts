@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import type { Line } from "../xmpp/direct-line.js";
 import type { Element } from "../xmpp/stanza.js";
-import type { InboundStage } from "./stages.js";
+import type { InboundStage } from "../ops/inbound-stages.js";
 
 /** Where failures are logged and counted. */
 export interface ErrorBoundaryOptions {

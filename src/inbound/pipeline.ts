@@ -7,23 +7,23 @@
  */
 import type { Logger } from "pino";
 import type { AgentChooser } from "../agent-choice/agent-chooser.js";
-import type { Taken } from "../catch-up/catch-up.js";
 import type { HeardLog } from "../host/heard.js";
 import type { SessionHost } from "../host/session-host.js";
 import type { Config } from "../config/schema.js";
+import type { OurRooms } from "../config/our-rooms.js";
 import type { OperationsMetrics } from "../ops/metrics.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
 import { AVAILABLE_COMMANDS } from "../commands/registry.js";
 import { Admission } from "./admit.js";
-import { sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet } from "./context.js";
+import { sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
 import { ErrorBoundary } from "./error-boundary.js";
 import { HeardOnce } from "./heard-once.js";
 import { Identification } from "./identify.js";
 import { readMessage, type ReadOptions } from "./read.js";
 import { routeMessage, type RouteOptions } from "./route.js";
 import type { UntilBack } from "./sent-while-away.js";
-import type { InboundStage } from "./stages.js";
+import type { InboundStage } from "../ops/inbound-stages.js";
 
 /** Everything the stages need, given once by the entry (src/coordinator/coordinator.ts). */
 export interface PipelineOptions {
@@ -37,15 +37,19 @@ export interface PipelineOptions {
   /** What was taken in from each room, and whether the store takes no writes. */
   heard: HeardLog;
   readonlyStore: () => boolean;
-  isProtocolRoom: (room: string) => boolean;
-  /** Whether a live room message waits for the room's history (catch-up/catch-up.ts). */
-  holdsLive: (stanza: Element) => boolean;
+  /** Rooms that carry the protocol (the log room is for people). */
+  ourRooms: Pick<OurRooms, "isProtocolRoom">;
   sessions: SessionHost;
   chooser: AgentChooser;
   metrics: Pick<OperationsMetrics, "refused" | "inboundError">;
   outlet: ReplyOutlet;
   /** Until when 1:1 messages kept for us while we were away wait (the entry opens it once the rooms are caught up on); by default they never wait. */
   untilBack?: Pick<UntilBack, "wait">;
+}
+
+/** What may hold a live room message back for a while (the catch-up, while the room's history is taken in), handing it to `dispatch` later. */
+export interface LiveHold {
+  holdsLive(stanza: Element): boolean;
 }
 
 /** The stages in order, inside one error boundary; see the top of this file. */
@@ -57,6 +61,7 @@ export class InboundPipeline {
   private readonly reading: ReadOptions;
   private readonly routing: RouteOptions;
   private readonly untilBack: Pick<UntilBack, "wait">;
+  private hold: LiveHold | undefined;
 
   constructor(private readonly options: PipelineOptions) {
     const { config, log, now, rooms, sessions, chooser, metrics } = options;
@@ -72,6 +77,11 @@ export class InboundPipeline {
     this.routing = { sessions, carry: { sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
   }
 
+  /** Registers what holds live room messages back (catch-up/catch-up.ts registers itself when it is made). */
+  holdLiveWith(hold: LiveHold): void {
+    this.hold = hold;
+  }
+
   /** A stanza on the room connection: presence to the rooms, a message (unless it waits for the catch-up) on through the pipeline. */
   dispatch(stanza: Element): void {
     this.boundary.guard(
@@ -81,7 +91,7 @@ export class InboundPipeline {
           this.options.rooms.handlePresence(stanza);
         } else if (stanza.is("message")) {
           // A room's history at our join, and what the room says while it is taken in, wait for the catch-up.
-          if (this.options.rooms.takeHistory(stanza) || this.options.holdsLive(stanza)) return;
+          if (this.options.rooms.takeHistory(stanza) || this.hold?.holdsLive(stanza) === true) return;
           void this.take({ stanza, line: "room-connection" });
         }
       },

@@ -12,7 +12,7 @@
  *   tells what the room said meanwhile and `mfr-start` finds us in the room.
  */
 import { createHash } from "node:crypto";
-import { MAX_CATCH_UP_MS } from "../catch-up/catch-up.js";
+import { MAX_CATCH_UP_MS } from "../host/heard.js";
 import type { DirectMessage } from "../xmpp/inbound.js";
 
 /** A 1:1 message kept for us longer than this is not answered: the same day that bounds what the rooms give back. */

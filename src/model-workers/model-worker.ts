@@ -18,13 +18,13 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalysisJob } from "../analysis/analysis.js";
-import type { Verification } from "../formal/index.js";
-import type { AnalysedModel, CheckRequest, ContributionCheck, NextPiece, Stored, StoredAnalysis, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "../analysis/worker-protocol.js";
-import type { SplitKey } from "../protocol/split-memo.js";
+import type { CheckRequest, NextPiece, Stored, VerifyRequest, WorkerReply, WorkerRequest, WorkerSetup } from "../analysis/worker-protocol.js";
 import { ReplyPieces, type ReplyPiece } from "../analysis/reply-pieces.js";
 import { JobQueue, type Rank } from "./job-queue.js";
+import type { AnalyseAnswer, AnalyseOptions, CheckAnswer, JobFailure, JobOptions, VerifyAnswer } from "../analysis/model-jobs.js";
 
 export type { AnalysedModel, CheckRequest, ContributionCheck, Stored, StoredAnalysis, VerifyRequest } from "../analysis/worker-protocol.js";
+export type { AnalyseAnswer, AnalyseOptions, CheckAnswer, JobFailure, JobOptions, VerifyAnswer } from "../analysis/model-jobs.js";
 
 /** How the pool is sized and bounded; `shapesPath` and `timeoutMs` are required, the rest have defaults. */
 export interface ModelWorkerOptions {
@@ -42,28 +42,6 @@ export interface ModelWorkerOptions {
   onQueueFull?: () => void;
   /** The coordinator's store file: the workers write large texts there themselves (store/blobs.ts). */
   storePath?: string;
-}
-
-/** Why a job failed: `timedOut` when it ran past its budget (typed, so nobody matches text). */
-export type JobFailure = { ok: false; error: string; timedOut?: true };
-/** The answer to `analyse`: the analysis and the digests of what the worker stored, or why it failed. */
-export type AnalyseAnswer = ({ ok: true; analysis: AnalysedModel } & Stored<StoredAnalysis>) | JobFailure;
-/** The answer to `check`: the contribution's check and the digest of its stored text, or why it failed. */
-export type CheckAnswer = ({ ok: true; check: ContributionCheck } & Stored<string>) | JobFailure;
-/** The answer to `verify`: the plan's verdict, or why it could not be had (a failed job is not an invalid plan). */
-export type VerifyAnswer = { ok: true; verification: Verification } | JobFailure;
-
-/** When a job is asked for: which jobs it must keep order with, and who hears when it starts. */
-export interface JobOptions {
-  /** Jobs with the same key run one at a time, in the order they were asked for (a session id). */
-  key?: string;
-  /** Called once, when a thread begins the job (its time budget starts then). */
-  onStart?: () => void;
-}
-
-/** An analysis may also split the model it makes, for the part sizes it will be sent in. */
-export interface AnalyseOptions extends JobOptions {
-  splits?: SplitKey[];
 }
 
 type Outcome = { ok: true; reply: WorkerReply } | JobFailure;

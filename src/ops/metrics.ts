@@ -7,7 +7,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CompletionStatus, Phase } from "../session/types.js";
-import { INBOUND_STAGES, type InboundStage } from "../inbound/stages.js";
+import { INBOUND_STAGES, type InboundStage } from "./inbound-stages.js";
 import { REFUSAL_REASON_NAMES, type RefusalReason } from "./refusals.js";
 
 /** How a validation ended: the model sound, with violations, failed (worker error) or over its time budget. */

@@ -1,6 +1,6 @@
 /**
  * The model layer: parse one contribution, merge contributions with provenance, validate
- * with SHACL, write Turtle/TriG — and the worker that runs all of that off the event loop.
+ * with SHACL, write Turtle/TriG (the worker threads that run it off the event loop are model-workers/).
  */
 export { parseContribution } from "./parse.js";
 export type { ParseError, ParseOptions, ParseOutcome } from "./parse.js";
@@ -12,8 +12,4 @@ export { defaultShapesPath, loadShapes, parseShapes, shapesForModel, PROBLEM_MOD
 export { describeFindings, validateModel } from "./validate.js";
 export type { Severity, ValidationFinding, ValidationOutcome } from "./validate.js";
 export { modelToTrig, modelToTurtle } from "./serialize.js";
-export { analyseModel } from "../analysis/analysis.js";
-export type { AnalysisJob, ContributionText, ModelAnalysis } from "../analysis/analysis.js";
-export { ModelWorker, analysisWorkerScript } from "../model-workers/model-worker.js";
-export type { AnalyseAnswer, CheckAnswer, CheckRequest, ContributionCheck, ModelWorkerOptions } from "../model-workers/model-worker.js";
 export { syntheticContribution } from "./synthetic.js";

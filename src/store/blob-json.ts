@@ -10,7 +10,7 @@
  * seq's input. Written inline, they were half of what archiving a ~1k-triple session wrote
  * (85k characters, bench/load.ts). Events and their archived session are pruned together.
  */
-import { worthABlob, type BlobForm, type BlobRef } from "./blobs.js";
+import { worthABlob, type BlobForm, type BlobRef } from "../host/journal-records.js";
 
 const MARKER = "$mfrBlob";
 const EVENT_MARKER = "$mfrEvent";

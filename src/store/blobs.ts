@@ -14,27 +14,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { createHash } from "node:crypto";
 
-/** How a stored text is read back: as the text itself, or parsed as JSON. */
-export type BlobForm = "text" | "json";
-
-/** What an event or archived session holds in place of a large value. */
-export interface BlobRef {
-  digest: string;
-  as: BlobForm;
-}
-
-/** Below this many characters a text is cheaper to keep inline than to refer to. */
-export const BLOB_MIN_CHARS = 64 * 1024;
-
-/**
- * Whether a text is stored as a blob at all: smaller ones stay inline in their events, so
- * writing them as blobs too would be work nobody reads (in a burst of small sessions, six
- * blob writes per session of the model worker's time).
- */
-export function worthABlob(text: string): boolean {
-  return text.length >= BLOB_MIN_CHARS;
-}
-
 /** Characters per chunk: a transaction of this size commits in a few milliseconds. */
 export const BLOB_CHUNK_CHARS = 256 * 1024;
 

@@ -14,7 +14,8 @@
  * VAL is not run here: `Validate -v <id>.domain.pddl <id>.problem.pddl <id>.<agent>.plan`.
  */
 import { Parser } from "n3";
-import { hasFormalPart, readFormalModel, toPddl, type FormalModel, type PddlPlan } from "../formal/index.js";
+import { hasFormalPart, readFormalModel, type FormalModel } from "../formal/index.js";
+import { toPddl, type PddlPlan } from "../planning/pddl-export/pddl.js";
 import type { Session, SessionId } from "../session/types.js";
 import { exportedStatusOf, statusLine } from "./export-status.js";
 import { ExportError, sessionToExport, writeExportFiles, type ExportResult, type ExportSource } from "./export.js";

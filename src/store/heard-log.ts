@@ -8,16 +8,10 @@
  * it heard nothing from yet. Bounded: rows older than HEARD_KEPT_MS go with the hourly prune.
  */
 import type BetterSqlite3 from "better-sqlite3";
+import type { HeardRecord } from "../host/heard.js";
 
 /** How long keys are kept: far longer than any history a room gives back after a restart. */
 export const HEARD_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** One message taken in from a room: its keys and the instant it counted at. */
-export interface HeardRecord {
-  room: string;
-  keys: readonly string[];
-  at: number;
-}
 
 /**
  * The heard-log statements on one open database, for SessionStore only: record keys (a key

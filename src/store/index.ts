@@ -9,7 +9,7 @@ export { StoreError } from "./errors.js";
 export type { StoreErrorReason } from "./errors.js";
 export { LOCK_FILE } from "./process-lock.js";
 export { SCHEMA_VERSION } from "./schema.js";
-export type { HeardRecord } from "./heard-log.js";
+export type { HeardRecord } from "../host/heard.js";
 export { archiveRecordOf } from "../host/journal-records.js";
 export type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, ListArchivedOptions, PruneOptions, SentRecord, StoredEvent } from "../host/journal-records.js";
 export { exportSession, ExportError } from "./export.js";

@@ -18,8 +18,10 @@ import type { ArchivedSession, ArchivedSummary, Artefact, ArtefactKind, BuildCou
 import { migrate, refuseNewer, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import type { EvidenceRow } from "../agent-choice/evidence.js";
 import { prepareEvidence } from "./agent-evidence.js";
-import { HEARD_KEPT_MS, prepareHeard, type HeardRecord } from "./heard-log.js";
-import { BlobReader, type BlobRef } from "./blobs.js";
+import { HEARD_KEPT_MS, prepareHeard } from "./heard-log.js";
+import type { HeardRecord } from "../host/heard.js";
+import { BlobReader } from "./blobs.js";
+import type { BlobRef } from "../host/journal-records.js";
 import { decodeWithBlobs, DurableValues, MissingBlobError, MissingEventTextError, type ReadEventInput } from "./blob-json.js";
 import type { SessionJournal } from "../host/journal.js";
 import { prepareArchive, type ArchivedRow, type SummaryRow } from "./archive-statements.js";

@@ -94,7 +94,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   /** What each room and its service say of themselves, read at each join (room-facts.ts). */
   private readonly factsReader: RoomFactsReader;
 
-  private readonly historyPolicy: HistoryPolicy;
+  private historyPolicy: HistoryPolicy;
 
   constructor(
     private readonly connection: XmppConnection,
@@ -109,6 +109,11 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     // went out (200 KB), and parsing it only to ignore it cost main-thread time. One given
     // back as history is read for its origin-id only.
     connection.skipUnread((raw) => this.isOwnEchoText(raw));
+  }
+
+  /** What history to ask each room for at a join, from now on (the catch-up registers itself here when it is made). */
+  useHistoryPolicy(policy: HistoryPolicy): void {
+    this.historyPolicy = policy;
   }
 
   /** A groupchat message said by our own occupant in one of our rooms: the room's echo of what we said. */

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Input, Session } from "../../src/session/types.js";
 import { IdentityNotes } from "../../src/catch-up/identity-notes.js";
-import { OurRooms } from "../../src/coordinator/our-rooms.js";
+import { OurRooms } from "../../src/config/our-rooms.js";
 import type { RoomIdentities } from "../../src/xmpp/rooms.js";
 import { keptLog, type LogLine } from "../inbound/helpers.js";
 

@@ -4,9 +4,9 @@
  * may. A session that does not exist is named back, and nothing reaches the core.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import { answerApproval } from "../../src/commands/approval.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const MODERATOR = { ...ALICE, standing: "moderator" as const };
 const approve = (approved: boolean) => (command: { name: "approve"; sessionId: string }, ...rest: [Parameters<typeof answerApproval>[2], Parameters<typeof answerApproval>[3]]) =>
@@ -26,7 +26,7 @@ describe("approve and reject: the requester's decision, to the core", () => {
     for (const direct of [false, true]) {
       const f = fakeScope({ sessions: ["s1"] });
       const said = await runAs(approve(true), { name: "approve", sessionId: "s9" }, f.scope, direct);
-      expect(said.map((s) => s.text)).toEqual([wording.noSuchSession("s9")]);
+      expect(said.map((s) => s.text)).toEqual([commandWording.noSuchSession("s9")]);
       expect(applied(f.calls)).toEqual([]);
     }
   });

@@ -3,9 +3,9 @@
  * requester (standing included) and only names back a session that does not exist.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import { cancel } from "../../src/commands/cancel.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const MODERATOR = { ...ALICE, standing: "moderator" as const };
 
@@ -19,6 +19,6 @@ describe("cancel: the core decides who may and says so; the handler only names a
 
   it("a session that does not exist is named back", async () => {
     const f = fakeScope({ cancels: false });
-    expect((await runAs(cancel, { name: "cancel", sessionId: "nope" }, f.scope)).map((s) => s.text)).toEqual([wording.noSuchSession("nope")]);
+    expect((await runAs(cancel, { name: "cancel", sessionId: "nope" }, f.scope)).map((s) => s.text)).toEqual([commandWording.noSuchSession("nope")]);
   });
 });

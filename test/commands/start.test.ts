@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import { startSession } from "../../src/commands/start.js";
 import { problemFits } from "../../src/protocol/outbound.js";
 import { ALICE, ROOM, fakeScope, runAs } from "./helpers.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const startWith = (how: "start" | "debate") => (command: { name: "start"; problem: string }, ctx: Parameters<typeof startSession>[2], scope: Parameters<typeof startSession>[3]) =>
   startSession(how, command.problem, ctx, scope);
@@ -23,7 +23,7 @@ describe("a problem too large to quote in every request starts nothing", () => {
     const problem = "x".repeat(99); // 101 bytes as JSON; the limit is a quarter of a stanza, 100
     const said = await runAs(start, { name: "start", problem }, f.scope);
     expect(f.refused).toEqual(["problem-too-large"]);
-    expect(said.map((s) => s.text)).toEqual([wording.problemTooLarge(101, 100)]);
+    expect(said.map((s) => s.text)).toEqual([commandWording.problemTooLarge(101, 100)]);
     expect(f.calls).toEqual([]);
   });
 

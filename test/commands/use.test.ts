@@ -4,9 +4,9 @@
  * reaches the core.
  */
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import { use } from "../../src/commands/use.js";
 import { ALICE, fakeScope, runAs } from "./helpers.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const MODERATOR = { ...ALICE, standing: "moderator" as const };
 const applied = (calls: Array<{ call: string; args: unknown[] }>) => calls.filter((c) => c.call === "apply").map((c) => c.args[0]);
@@ -21,7 +21,7 @@ describe("use: answers the clarification waiting for this requester", () => {
 
   it("with no clarification waiting, says so and the core hears nothing", async () => {
     const f = fakeScope();
-    expect((await runAs(use, { name: "use", choice: "all" }, f.scope)).map((s) => s.text)).toEqual([wording.noClarification()]);
+    expect((await runAs(use, { name: "use", choice: "all" }, f.scope)).map((s) => s.text)).toEqual([commandWording.noClarification()]);
     expect(applied(f.calls)).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CheckAnswer } from "../../src/model-workers/model-worker.js";
 import type { Input, Participant, Session } from "../../src/session/types.js";
 import type { ArchivedSummary, ModelService, SessionHost, SessionJournal, SessionStep } from "../../src/host/session-host.js";
-import type { HeardRecord } from "../../src/store/heard-log.js";
+import type { HeardRecord } from "../../src/host/heard.js";
 import type { SentRecord } from "../../src/host/journal-records.js";
 import type { Element } from "../../src/xmpp/stanza.js";
 import { ArrayJournal, turns } from "./fakes.js";

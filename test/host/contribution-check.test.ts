@@ -8,7 +8,7 @@ import type { CheckRequest } from "../../src/model-workers/model-worker.js";
 import { BLANK_LABEL_MARGIN, checkContribution, type ContributionCheckOptions } from "../../src/host/contribution-check.js";
 import type { ModelService } from "../../src/host/model-service.js";
 import { maxModelStatementBytes } from "../../src/host/outgoing.js";
-import { BLOB_MIN_CHARS, type BlobRef } from "../../src/store/blobs.js";
+import { BLOB_MIN_CHARS, type BlobRef } from "../../src/host/journal-records.js";
 import { settings } from "../support/session-fixtures.js";
 import { RENDER, silent } from "./fakes.js";
 

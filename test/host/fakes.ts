@@ -7,7 +7,7 @@ import type { ArchivedSummary, SessionJournal } from "../../src/host/journal.js"
 import type { Outgoing, RenderContext } from "../../src/host/outgoing.js";
 import { privateMessage } from "../../src/host/outgoing.js";
 import type { Input, Session } from "../../src/session/types.js";
-import type { HeardRecord } from "../../src/store/heard-log.js";
+import type { HeardRecord } from "../../src/host/heard.js";
 import type { SentRecord } from "../../src/host/journal-records.js";
 
 export const RENDER: RenderContext = { room: "room@conference.localhost", logRoom: undefined, maxStanzaBytes: 64 * 1024 };

@@ -21,7 +21,7 @@ function admission(limits = { messagesPerMinute: 30, maxInboundBytes: 2000 }) {
     hasDirectLine: false,
     heardOnce,
     limits,
-    isProtocolRoom: (room) => room === PRIMARY,
+    ourRooms: { isProtocolRoom: (room: string) => room === PRIMARY },
     refused: (reason) => refused.push(reason),
     outlet,
     log,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ErrorBoundary } from "../../src/inbound/error-boundary.js";
-import type { InboundStage } from "../../src/inbound/stages.js";
+import type { InboundStage } from "../../src/ops/inbound-stages.js";
 import { OperationsMetrics } from "../../src/ops/metrics.js";
 import { xml } from "../../src/xmpp/stanza.js";
 import { keptLog, keptOutlet } from "./helpers.js";

@@ -1,7 +1,7 @@
 /** The pipeline: a stage that throws is counted and logged with the stanza's id, answers at most once, and the next message goes through. */
 import { describe, expect, it } from "vitest";
 import { InboundPipeline } from "../../src/inbound/pipeline.js";
-import type { InboundStage } from "../../src/inbound/stages.js";
+import type { InboundStage } from "../../src/ops/inbound-stages.js";
 import { MemoryHeardLog } from "../../src/host/heard.js";
 import { keptLog, keptOutlet, PRIMARY, roomLine, roomsWith } from "./helpers.js";
 
@@ -19,8 +19,7 @@ function pipeline(debatingSessions: () => never[]) {
     hasDirectLine: false,
     heard: new MemoryHeardLog(),
     readonlyStore: () => false,
-    isProtocolRoom: (room) => room === PRIMARY,
-    holdsLive: () => false,
+    ourRooms: { isProtocolRoom: (room: string) => room === PRIMARY },
     sessions: { debatingSessions, listText: () => "No sessions." } as never,
     chooser: { isAgent: () => false, commandFrom: () => undefined } as never,
     metrics: { refused: () => undefined, inboundError: (stage) => void errors.push(stage) },

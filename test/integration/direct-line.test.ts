@@ -166,7 +166,7 @@ describe("the direct line", () => {
     expect((await askHelp(alice, first.jid)).from).toBe(first.roomLine);
     expect(alice.presences.some((p) => p.attrs.from === first.roomLine && p.attrs.type === undefined)).toBe(true);
     // An answer to a question that came on the line before it went leaves on the room connection.
-    await first.coordinator.reply({ kind: "direct", to: alice.jid, onDirectLine: true }, "late answer");
+    await first.coordinator.replies.to({ kind: "direct", to: alice.jid, onDirectLine: true }, "late answer");
     const late = await alice.waitForMessage((m) => m.body === "late answer");
     expect(late.from).toBe(first.roomLine);
 

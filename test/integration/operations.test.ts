@@ -21,6 +21,7 @@ import { peerOptions, registerUser, startTestProsody, uniqueRoom, type LocalPros
 import { toldPrivately } from "../support/room-kit.js";
 import { serveRoutes, type RouteServer } from "../support/route-server.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, ScriptedAgent } from "../support/scripted-agent.js";
+import { operationsRoutes } from "../../src/ops/routes.js";
 
 interface ReadyBody {
   ready: boolean;
@@ -87,7 +88,7 @@ beforeAll(async () => {
   });
   const config = loadConfig({ profile, secrets }, {}, dir);
   ({ coordinator, store } = await buildCoordinator(config, pino({ level: "silent" })));
-  http = await serveRoutes(coordinator.operationsRoutes());
+  http = await serveRoutes(operationsRoutes({ metrics: coordinator.metrics, readiness: () => coordinator.readiness() }));
 });
 
 afterAll(async () => {

@@ -7,13 +7,13 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import type { Element } from "../../src/xmpp/stanza.js";
 import { inProcessCoordinator } from "../support/in-process-coordinator.js";
 import { TestPeer } from "../support/peer.js";
 import { peerOptions, registerUser, uniqueRoom, useTestProsody } from "../support/prosody.js";
 import { COORDINATOR_NICK } from "../support/room-kit.js";
 import { until } from "../support/until.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const { server, afterThis } = useTestProsody();
 
@@ -49,7 +49,7 @@ describe("the coordinator's own room echoes", () => {
     const groupchat = parsed.filter((s) => s.is("message") && s.attrs.type === "groupchat");
     // Of its own, only the subject of the room it created is parsed: it ends each join's history.
     const own = groupchat.filter((s) => s.attrs.from === `${room}/${COORDINATOR_NICK}`);
-    expect(own.map((s) => [s.getChildText("subject"), s.getChild("body")])).toEqual([[wording.roomSubject(COORDINATOR_NICK), undefined]]);
+    expect(own.map((s) => [s.getChildText("subject"), s.getChild("body")])).toEqual([[commandWording.roomSubject(COORDINATOR_NICK), undefined]]);
     expect(groupchat.filter((s) => s.attrs.from === `${room}/alice`).map((s) => s.getChildText("body"))).toEqual(asked);
   }, 30_000);
 });

@@ -15,18 +15,18 @@
  */
 import { xml } from "@xmpp/client";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import { CoordinatorProcess, type CoordinatorProcessOptions, type LogLine } from "./coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "./peer.js";
 import { peerOptions, registerUser, uniqueRoom, type LocalProsody } from "./prosody.js";
 import { COORDINATOR_NICK, json, negotiation, toldPrivately } from "./room-kit.js";
 import { GOOD_SOLUTION, MODELER_TURTLE, PLANNER_TURTLE, PLANNER_TURTLE_BROKEN, ScriptedAgent, type AgentScript } from "./scripted-agent.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const NS_SID = "urn:xmpp:sid:0";
 const WINDOWS = "mfr:contributionTimeout 8000 ; mfr:reasoningTimeout 8000 ;";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The subject a room the coordinator creates gets. */
-const ROOM_SUBJECT = wording.roomSubject(COORDINATOR_NICK);
+const ROOM_SUBJECT = commandWording.roomSubject(COORDINATOR_NICK);
 
 /** The origin-ids of what the coordinator said live in `room` (groupchat), in order. */
 function coordinatorOriginIds(messages: readonly ReceivedMessage[], room: string): string[] {

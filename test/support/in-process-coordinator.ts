@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { loadConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
 import { Coordinator, type CoordinatorOptions } from "../../src/coordinator/coordinator.js";
+import { modelWorkerOf } from "../../src/launch/launched-coordinator.js";
 import { writeLocalAgentProfile } from "../../src/localserver/agent-profile.js";
 import type { LocalProsody } from "../../src/localserver/index.js";
 import { SessionStore } from "../../src/store/index.js";
@@ -43,14 +44,14 @@ export interface InProcessOptions {
  * The coordinator for `config` (not started yet), on the SQLite file of its data directory,
  * or on PostgreSQL as the primary unit's coordinator of a fleet instance.
  */
-export async function buildCoordinator(config: Config, log: Logger, more: Omit<CoordinatorOptions, "config" | "log" | "store" | "fleet"> = {}): Promise<BuiltCoordinator> {
+export async function buildCoordinator(config: Config, log: Logger, more: Omit<CoordinatorOptions, "config" | "log" | "store" | "fleet" | "models"> = {}): Promise<BuiltCoordinator> {
   if (onPostgres) {
     const pg = await openInProcessPgStore(config, log);
-    const coordinator = new Coordinator({ ...more, config: pg.config, log, store: pg.store, fleet: pg.fleet });
+    const coordinator = new Coordinator({ ...more, config: pg.config, log, store: pg.store, fleet: pg.fleet, models: modelWorkerOf(pg.config, pg.store, () => {}) });
     return { coordinator, store: { close: () => pg.close() }, resource: roomResourceOf(config.xmpp.resource, pg.instanceId) };
   }
   const store = SessionStore.open(config.dataDir);
-  const coordinator = new Coordinator({ ...more, config, log, store });
+  const coordinator = new Coordinator({ ...more, config, log, store, models: modelWorkerOf(config, store, () => {}) });
   return { coordinator, store: { close: async () => store.close() }, resource: config.xmpp.resource };
 }
 

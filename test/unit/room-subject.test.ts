@@ -6,13 +6,13 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { wording } from "../../src/inbound/wording.js";
 import type { XmppConnection } from "../../src/xmpp/connection.js";
 import { Rooms } from "../../src/xmpp/rooms.js";
 import { NS_MUC_USER, xml, type Element } from "../../src/xmpp/stanza.js";
+import { commandWording } from "../../src/commands/wording.js";
 
 const ROOM = "room@conference.localhost";
-const SUBJECT = wording.roomSubject("Coordinator");
+const SUBJECT = commandWording.roomSubject("Coordinator");
 
 function rooms(): { rooms: Rooms; sent: Element[]; unread: (raw: string) => boolean } {
   const sent: Element[] = [];
@@ -24,7 +24,7 @@ function rooms(): { rooms: Rooms; sent: Element[]; unread: (raw: string) => bool
     iqGet: async () => ({ ok: false, error: "feature-not-implemented" }),
     iqSet: async () => ({ ok: true, result: undefined }),
   } as unknown as XmppConnection;
-  const r = new Rooms(connection, pino({ level: "silent" }), { subjectOfCreatedRoom: (nick) => wording.roomSubject(nick) });
+  const r = new Rooms(connection, pino({ level: "silent" }), { subjectOfCreatedRoom: (nick) => commandWording.roomSubject(nick) });
   void r.enter(ROOM, "Coordinator");
   return { rooms: r, sent, unread: (raw) => tests.some((t) => t(raw)) };
 }

@@ -14,7 +14,7 @@ import { ExampleAgent, SILENT_SCRIPT } from "../../../examples/agents/example-ag
 import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../../examples/agents/sample-problem.js";
 import { resolveShipped } from "../../config/load.js";
 import { ConfigSchema, DEFAULTS, type Config } from "../../config/schema.js";
-import { Coordinator } from "../../coordinator/coordinator.js";
+import { LaunchedCoordinator } from "../../launch/launched-coordinator.js";
 import { ensureProsody, ProsodyNotInstalledError, startLocalProsody, type LocalProsody } from "../../localserver/index.js";
 import { createLogger } from "../../base/log.js";
 import { PddlContributor } from "../../agents/pddl-contribution/index.js";
@@ -64,10 +64,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const config = demoConfig(server, accounts.coordinator as string, dir);
     const store = SessionStore.open(config.dataDir);
     stoppers.push(async () => store.close());
-    const coordinator = new Coordinator({ config, log: createLogger({ level: "debug", pretty: false, destination: logPath }), store });
+    const coordinator = new LaunchedCoordinator({ config, log: createLogger({ level: "debug", pretty: false, destination: logPath }), store });
     stoppers.push(() => coordinator.stop());
     await coordinator.start();
-    await waitUntil(() => coordinator.rooms.isJoined(ROOM), 10_000, "the coordinator did not join the room");
+    await waitUntil(() => coordinator.coordinator.rooms.isJoined(ROOM), 10_000, "the coordinator did not join the room");
     print(`demo: the web view is at ${coordinator.webUrl ?? "(off)"}`);
 
     const started = Date.now();

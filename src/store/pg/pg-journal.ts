@@ -24,7 +24,8 @@
 import type pg from "pg";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import type { SessionJournal } from "../../host/journal.js";
-import { HEARD_KEPT_MS, type HeardRecord } from "../heard-log.js";
+import { HEARD_KEPT_MS } from "../heard-log.js";
+import type { HeardRecord } from "../../host/heard.js";
 import { archivedForm, archiveRecordOf, isCompletionStatus } from "../../host/journal-records.js";
 import type {
   ArchivedSession,

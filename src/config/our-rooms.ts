@@ -2,7 +2,7 @@
  * The rooms the coordinator stays in, by role: the primary room (commands, debates,
  * sessions), the log room (for people), and the MFR phase rooms (agent:mfrRooms).
  */
-import type { Config } from "../config/schema.js";
+import type { Config } from "./schema.js";
 import { bareJid } from "../xmpp/stanza.js";
 
 /** The rooms by role, read once from the configuration. */

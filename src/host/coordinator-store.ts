@@ -2,14 +2,13 @@
  * The store as the coordinator uses it, whichever it is: the embedded SQLite store
  * (store/session-store.ts) or one room unit's part of the shared PostgreSQL database
  * (store/pg/pg-room-store.ts). The host's journal, the heard log, agent evidence, the
- * restore, the health probe and the pruning; and for SQLite only, the file the model
- * workers store blobs in and the store the web view reads the archive from.
+ * restore, the health probe and the pruning. Declared here, below both stores, so that the
+ * host and its retention depend on what a store does, not on which one it is.
  */
 import type { EvidenceStore } from "../agent-choice/evidence-batch.js";
-import type { HeardLog } from "../host/heard.js";
-import type { SessionJournal } from "../host/journal.js";
-import { SessionStore } from "../store/index.js";
-import type { PruneOptions, StoredEvent } from "../host/journal-records.js";
+import type { HeardLog } from "./heard.js";
+import type { SessionJournal } from "./journal.js";
+import type { PruneOptions, StoredEvent } from "./journal-records.js";
 
 /** What the coordinator needs of its durable store. */
 export interface CoordinatorStore extends SessionJournal, HeardLog, EvidenceStore {
@@ -21,9 +20,4 @@ export interface CoordinatorStore extends SessionJournal, HeardLog, EvidenceStor
   writeProblem(): string | undefined;
   /** Deletes archived sessions past the retention bounds; how many went. */
   prune(options: PruneOptions): number | Promise<number>;
-}
-
-/** The embedded store, when that is what the coordinator runs on: the model workers' blob file and the web view's archive. */
-export function embeddedStore(store: CoordinatorStore | undefined): SessionStore | undefined {
-  return store instanceof SessionStore ? store : undefined;
 }
