@@ -14,12 +14,16 @@
  *
  * Answers come in the order n3's Store gives them (terms numbered in the order they were
  * first added, graphs first), so everything that reads a model writes and reports the same
- * as before: test/rdf/quad-store.test.ts compares the two on random models.
+ * as before: test/rdf/quad-store.test.ts compares the two on random models. The indexes are
+ * built by quad-indexes.ts, the distinct terms of an answer listed by distinct-terms.ts.
  */
 import { randomInt } from "node:crypto";
 import { DataFactory, termToId } from "n3";
 import type { Quad, Quad_Graph, Quad_Object, Quad_Predicate, Quad_Subject, Term } from "n3";
 import type * as RDF from "@rdfjs/types";
+import { distinctTerms } from "./distinct-terms.js";
+import { bucket, graphOrder, graphRange, NO_QUADS, objectIndex, predicateIndex, subjectIndex } from "./quad-indexes.js";
+import type { Buckets, Indexes, QuadColumns } from "./quad-indexes.js";
 
 /** The queries the model's readers make: n3's Store answers them too (its own tests, the web view). */
 export interface QuadQueries {
@@ -41,24 +45,6 @@ export interface QuadStore extends QuadQueries {
 /** The default graph's id; ids start at 1 so that 0 can mean "none" in the hash table. */
 const DEFAULT_GRAPH_ID = 1;
 const INITIAL_QUADS = 1024;
-
-/** Quads grouped by one term position: those of term t are `quads[start[t] .. start[t + 1])`. */
-interface Buckets {
-  start: Int32Array;
-  quads: Int32Array;
-}
-
-/** The orders the look-ups read; each position's buckets are sorted as n3's matching index. */
-interface Indexes {
-  /** Per subject, by (graph, predicate, object). */
-  bySubject: Buckets;
-  /** Per predicate, by (graph, object, subject). */
-  byPredicate: Buckets;
-  /** Per object, by (graph, subject, predicate). */
-  byObject: Buckets;
-  /** Every quad by (graph, subject, predicate, object). */
-  all: Int32Array;
-}
 
 // IRIs starting with a character that marks a term type in a key are wrapped, as n3 does,
 // so that no IRI's key equals a blank node's, a literal's or a quoted triple's.
@@ -201,7 +187,7 @@ export class ModelStore implements QuadStore {
     const p = isWildcard(predicate) ? 0 : this.knownId(predicate);
     const o = isWildcard(object) ? 0 : this.knownId(object);
     const g = isWildcard(graph) ? 0 : this.knownId(graph);
-    if (s === undefined || p === undefined || o === undefined || g === undefined) return EMPTY;
+    if (s === undefined || p === undefined || o === undefined || g === undefined) return NO_QUADS;
     let candidates: Int32Array;
     if (s !== 0) candidates = bucket(this.bySubject(), s);
     else if (p !== 0 && o !== 0) {
@@ -228,86 +214,6 @@ export class ModelStore implements QuadStore {
       out[kept++] = i;
     }
     return out.subarray(0, kept);
-  }
-
-  /**
-   * The distinct terms at one position of the quads, each once, as n3 lists them: graph by
-   * graph (by id), and within a graph by term id (`byTermOrder`) or in the quads' own order.
-   * Most look-ups (a SHACL path from one node, a class's instances) find quads already in
-   * that order, from a bucket sorted by graph and then by the wanted term: those are neither
-   * sorted again nor put through a set (they were 10 % of a small model's analysis).
-   */
-  private distinct(found: Int32Array, column: Int32Array, byTermOrder: boolean): Term[] {
-    if (found.length === 0) return [];
-    if (found.length === 1) return [this.terms[column[found[0] as number] as number] as Term];
-    if (byTermOrder && this.inGraphThenIdOrder(found, column)) return this.sortedDistinct(found, column);
-    const ids = byTermOrder ? this.byGraphThenId(found, column) : found.map((i) => column[i] as number);
-    const seen = new Set<number>();
-    const terms: Term[] = [];
-    for (const id of ids) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      terms.push(this.terms[id] as Term);
-    }
-    return terms;
-  }
-
-  /** Whether the quads' (graph, term at `column`) pairs never decrease. */
-  private inGraphThenIdOrder(found: Int32Array, column: Int32Array): boolean {
-    let lastGraph = -1;
-    let lastId = -1;
-    for (let k = 0; k < found.length; k++) {
-      const i = found[k] as number;
-      const graph = this.g[i] as number;
-      const id = column[i] as number;
-      if (graph < lastGraph || (graph === lastGraph && id < lastId)) return false;
-      lastGraph = graph;
-      lastId = id;
-    }
-    return true;
-  }
-
-  /**
-   * The distinct terms of quads in (graph, term) order: a repeat within a graph is next to
-   * its first, so only a term seen in an earlier graph needs a set (made only then).
-   */
-  private sortedDistinct(found: Int32Array, column: Int32Array): Term[] {
-    const terms: Term[] = [];
-    let earlierGraphs: Set<number> | undefined;
-    let thisGraph: number[] = [];
-    let graph = -1;
-    let last = -1;
-    for (let k = 0; k < found.length; k++) {
-      const i = found[k] as number;
-      const id = column[i] as number;
-      if (this.g[i] !== graph) {
-        if (graph !== -1) {
-          earlierGraphs ??= new Set<number>();
-          for (const seen of thisGraph) earlierGraphs.add(seen);
-          thisGraph = [];
-        }
-        graph = this.g[i] as number;
-        last = -1;
-      }
-      if (id === last) continue;
-      last = id;
-      if (earlierGraphs?.has(id)) continue;
-      thisGraph.push(id);
-      terms.push(this.terms[id] as Term);
-    }
-    return terms;
-  }
-
-  /** The ids at one position of the quads, sorted by graph id, then by their own. */
-  private byGraphThenId(found: Int32Array, column: Int32Array): Int32Array {
-    const width = this.terms.length;
-    const keys = new Float64Array(found.length);
-    for (let k = 0; k < found.length; k++) {
-      const i = found[k] as number;
-      keys[k] = (this.g[i] as number) * width + (column[i] as number);
-    }
-    keys.sort();
-    return Int32Array.from(keys, (key) => key % width);
   }
 
   private idFor(term: Term | Quad): number {
@@ -362,34 +268,32 @@ export class ModelStore implements QuadStore {
   // contribution, or finding the items to link, reads one or two of the four.
 
   private bySubject(): Buckets {
-    return (this.indexes.bySubject ??= sortedBy(this.identity(), [this.column(this.o), this.column(this.p), this.column(this.g), this.column(this.s)], this.terms.length));
+    return (this.indexes.bySubject ??= subjectIndex(this.columns()));
   }
 
   private byPredicate(): Buckets {
-    return (this.indexes.byPredicate ??= sortedBy(this.identity(), [this.column(this.s), this.column(this.o), this.column(this.g), this.column(this.p)], this.terms.length));
+    return (this.indexes.byPredicate ??= predicateIndex(this.columns()));
   }
 
   private byObject(): Buckets {
-    return (this.indexes.byObject ??= sortedBy(this.identity(), [this.column(this.p), this.column(this.s), this.column(this.g), this.column(this.o)], this.terms.length));
+    return (this.indexes.byObject ??= objectIndex(this.columns()));
   }
 
   private all(): Int32Array {
-    return (this.indexes.all ??= countingSort(this.bySubject().quads, this.column(this.g), this.terms.length).order);
+    return (this.indexes.all ??= graphOrder(this.bySubject(), this.columns()));
   }
 
-  /** The quads' positions in the order they were added. */
-  private identity(): Int32Array {
-    const identity = new Int32Array(this.count);
-    for (let i = 0; i < this.count; i++) identity[i] = i;
-    return identity;
+  /** The quads held, as term-id columns. */
+  private columns(): QuadColumns {
+    const n = this.count;
+    return { s: this.s.subarray(0, n), p: this.p.subarray(0, n), o: this.o.subarray(0, n), g: this.g.subarray(0, n), width: this.terms.length };
   }
 
-  private column(values: Int32Array): Int32Array {
-    return values.subarray(0, this.count);
+  /** The distinct terms of `column` among the `found` quads, in n3's order (distinct-terms.ts). */
+  private distinct(found: Int32Array, column: Int32Array, byTermOrder: boolean): Term[] {
+    return distinctTerms(found, column, this.g, this.terms, byTermOrder);
   }
 }
-
-const EMPTY = new Int32Array(0);
 
 /** Any term matches: null, or `undefined` as n3 also takes it (callers in plain JavaScript). */
 function isWildcard(term: RDF.Term | null | undefined): term is null | undefined {
@@ -404,48 +308,3 @@ function hash(seed: number, s: number, p: number, o: number, g: number): number 
   return (h ^ (h >>> 15)) >>> 0;
 }
 
-function bucket(buckets: Buckets, id: number): Int32Array {
-  return id + 1 < buckets.start.length ? buckets.quads.subarray(buckets.start[id] as number, buckets.start[id + 1] as number) : EMPTY;
-}
-
-/** The quads of graph `g` in `all` (sorted by graph first): found by bisection. */
-function graphRange(all: Int32Array, graphs: Int32Array, g: number): Int32Array {
-  const first = (atLeast: number): number => {
-    let lo = 0;
-    let hi = all.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((graphs[all[mid] as number] as number) < atLeast) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return all.subarray(first(g), first(g + 1));
-}
-
-/** `order` sorted by each key column in turn (the last is the most significant), as buckets of the last. */
-function sortedBy(order: Int32Array, keys: readonly Int32Array[], width: number): Buckets {
-  let sorted: { order: Int32Array; start: Int32Array } = { order, start: new Int32Array(0) };
-  for (const key of keys) sorted = countingSort(sorted.order, key, width);
-  return { start: sorted.start, quads: sorted.order };
-}
-
-/** A stable counting sort of quad indexes by one column of term ids; `start[t]` is where term t's quads begin. */
-function countingSort(order: Int32Array, key: Int32Array, width: number): { order: Int32Array; start: Int32Array } {
-  const start = new Int32Array(width + 1);
-  for (let k = 0; k < order.length; k++) {
-    const t = key[order[k] as number] as number;
-    start[t + 1] = (start[t + 1] as number) + 1;
-  }
-  for (let t = 0; t < width; t++) start[t + 1] = (start[t + 1] as number) + (start[t] as number);
-  const next = start.slice();
-  const out = new Int32Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
-    const t = key[i] as number;
-    const at = next[t] as number;
-    out[at] = i;
-    next[t] = at + 1;
-  }
-  return { order: out, start };
-}

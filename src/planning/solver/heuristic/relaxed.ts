@@ -11,27 +11,21 @@
  * precondition and the `when` condition, are separate relaxed actions, as in FF.
  * Atoms negated in a condition get a second proposition, "false", reached by the actions
  * that delete them. Anything else the counters cannot carry (`or`, comparisons, nested
- * forms) is checked on the layer's atoms and intervals.
+ * forms) is checked on the layer's atoms and intervals. The units, propositions and their
+ * indexes are compiled once per task by relaxed-problem.ts; this file builds the layers of
+ * one state over them and extracts the relaxed plan.
  */
 import { FluentIntervals } from "./fluent-intervals.js";
-import type { NumEffect } from "./fluent-intervals.js";
 import { countNumericGap } from "./numeric-gaps.js";
 import type { GapContext } from "./numeric-gaps.js";
-import type { Cond, EffectItem, State, Task } from "./task.js";
+import { RelaxedProblem } from "./relaxed-problem.js";
+import type { RelaxedUnit as Unit } from "./relaxed-problem.js";
+import type { Cond, State, Task } from "./task.js";
 import { holds } from "./task.js";
 
 const INF = 0x3fffffff;
 /** Layers built before a state is called a dead end (an idle layer jumps to unbounded repetition). */
 const MAX_LAYERS = 400;
-
-/** One relaxed action. */
-interface Unit {
-  op: number;
-  pre: Int32Array;
-  rest: Cond[];
-  adds: Int32Array;
-  nums: NumEffect[];
-}
 
 /** A state's estimate and the helpful actions that come with it. */
 export interface Estimate {
@@ -43,22 +37,10 @@ export interface Estimate {
 
 /** The FF heuristic over one task; one instance per search, its scratch arrays reused by every estimate. */
 export class RelaxedPlanHeuristic {
-  private readonly atomCount: number;
-  /** Atom → its "false" proposition, or -1 when no condition negates it. */
-  private readonly negProp: Int32Array;
-  private readonly propCount: number;
-  private readonly units: Unit[] = [];
-  /** Proposition → units that need it (CSR). */
-  private readonly needStart: Int32Array;
-  private readonly needList: Int32Array;
-  /** Proposition → units that add it (CSR). */
-  private readonly addStart: Int32Array;
-  private readonly addList: Int32Array;
-  private readonly goalPre: Int32Array;
-  private readonly goalRest: Cond[];
-  private readonly fluentCount: number;
-  /** Fluent → units that update it. */
-  private readonly updaters: number[][];
+  /** The task's units, propositions and their indexes. */
+  private readonly problem: RelaxedProblem;
+  /** The problem's units (read on every layer). */
+  private readonly units: readonly Unit[];
 
   // Scratch, reused by every call.
   private readonly level: Int32Array;
@@ -75,93 +57,20 @@ export class RelaxedPlanHeuristic {
   /** What the numeric gap counting reads of the graph. */
   private readonly gapContext: GapContext;
 
-  constructor(private readonly task: Task) {
-    this.atomCount = task.atoms.length;
-    this.fluentCount = task.fluents.length;
-    this.negProp = new Int32Array(this.atomCount).fill(-1);
-    let props = this.atomCount;
-    const noteNegated = (c: Cond): void => {
-      if (c.k === "not" && c.part.k === "atom") {
-        if ((this.negProp[c.part.id] as number) < 0) this.negProp[c.part.id] = props++;
-      } else if (c.k === "not") noteNegated(c.part);
-      else if (c.k === "and" || c.k === "or") for (const p of c.parts) noteNegated(p);
-    };
-    for (const op of task.ops) {
-      noteNegated(op.pre);
-      forEachWhen(op.effects, (cond) => noteNegated(cond));
-    }
-    noteNegated(task.goal);
-    this.propCount = props;
-
-    task.ops.forEach((op, index) => {
-      const pre: number[] = [];
-      const rest: Cond[] = [];
-      this.split(op.pre, pre, rest);
-      this.addUnits(index, pre, rest, op.effects);
-    });
-    const goalPre: number[] = [];
-    this.goalRest = [];
-    this.split(task.goal, goalPre, this.goalRest);
-    this.goalPre = Int32Array.from(new Set(goalPre));
-
-    const counts = new Int32Array(this.propCount + 1);
-    for (const u of this.units) for (const p of u.pre) counts[p + 1] = (counts[p + 1] as number) + 1;
-    for (let i = 0; i < this.propCount; i += 1) counts[i + 1] = (counts[i + 1] as number) + (counts[i] as number);
-    this.needStart = counts;
-    this.needList = new Int32Array(counts[this.propCount] as number);
-    const fill = counts.slice(0, this.propCount);
-    this.units.forEach((u, i) => {
-      for (const p of u.pre) {
-        this.needList[fill[p] as number] = i;
-        fill[p] = (fill[p] as number) + 1;
-      }
-    });
-
-    [this.addStart, this.addList] = csr(this.propCount, this.units.map((u) => u.adds));
-    this.updaters = Array.from({ length: this.fluentCount }, () => [] as number[]);
-    this.units.forEach((u, i) => {
-      for (const f of new Set(u.nums.map((e) => e.fluent))) (this.updaters[f] as number[]).push(i);
-    });
-    this.level = new Int32Array(this.propCount);
-    this.firstAchiever = new Int32Array(this.propCount);
-    this.counter = new Int32Array(this.units.length);
-    this.unitLevel = new Int32Array(this.units.length);
-    this.marked = new Int32Array(this.propCount);
-    this.asked = new Uint8Array(this.propCount);
-    this.unitChosen = new Uint8Array(this.units.length);
+  constructor(task: Task) {
+    this.problem = new RelaxedProblem(task);
+    const { propCount, units, fluentCount, updaters } = this.problem;
+    this.units = units;
+    this.level = new Int32Array(propCount);
+    this.firstAchiever = new Int32Array(propCount);
+    this.counter = new Int32Array(units.length);
+    this.unitLevel = new Int32Array(units.length);
+    this.marked = new Int32Array(propCount);
+    this.asked = new Uint8Array(propCount);
+    this.unitChosen = new Uint8Array(units.length);
     this.opChosen = new Uint8Array(task.ops.length);
-    this.intervals = new FluentIntervals(this.fluentCount);
-    this.gapContext = { nums: (u) => (this.units[u] as Unit).nums, updaters: this.updaters, unitLevel: this.unitLevel };
-  }
-
-  /** Splits a precondition's top-level `and` into counted propositions and the rest. */
-  private split(c: Cond, pre: number[], rest: Cond[]): void {
-    if (c.k === "and") for (const p of c.parts) this.split(p, pre, rest);
-    else if (c.k === "atom") pre.push(c.id);
-    else if (c.k === "not" && c.part.k === "atom") pre.push(this.negProp[c.part.id] as number);
-    else if (c.k === "const" && c.value) return;
-    else rest.push(c);
-  }
-
-  private addUnits(op: number, pre: number[], rest: Cond[], effects: readonly EffectItem[]): void {
-    const adds: number[] = [];
-    const nums: NumEffect[] = [];
-    for (const item of effects) {
-      if (item.k === "add") adds.push(item.atom);
-      else if (item.k === "del") {
-        const neg = this.negProp[item.atom] as number;
-        if (neg >= 0) adds.push(neg);
-      } else if (item.k === "num") nums.push({ op: item.op, fluent: item.fluent, value: item.value });
-      else if (item.k === "when") {
-        const wPre = [...pre];
-        const wRest = [...rest];
-        this.split(item.cond, wPre, wRest);
-        this.addUnits(op, wPre, wRest, item.items);
-      }
-    }
-    if (adds.length > 0 || nums.length > 0) {
-      this.units.push({ op, pre: Int32Array.from(new Set(pre)), rest, adds: Int32Array.from(new Set(adds)), nums });
-    }
+    this.intervals = new FluentIntervals(fluentCount);
+    this.gapContext = { nums: (u) => (units[u] as Unit).nums, updaters, unitLevel: this.unitLevel };
   }
 
   /** How many estimates stopped at the layer bound rather than proving the goal out of reach. */
@@ -177,14 +86,15 @@ export class RelaxedPlanHeuristic {
   /** Builds the relaxed layers; the layer at which the goal is first possible, or -1. */
   private build(state: State): number {
     const { level, counter, unitLevel, units } = this;
+    const { atomCount, negProp, needStart, needList } = this.problem;
     level.fill(INF);
     unitLevel.fill(INF);
     for (let i = 0; i < units.length; i += 1) counter[i] = (units[i] as Unit).pre.length;
     this.intervals.reset(state.values);
 
     let frontier: number[] = [];
-    for (let a = 0; a < this.atomCount; a += 1) {
-      const neg = this.negProp[a] as number;
+    for (let a = 0; a < atomCount; a += 1) {
+      const neg = negProp[a] as number;
       if (holds(state.bits, a)) {
         level[a] = 0;
         this.firstAchiever[a] = -1;
@@ -200,8 +110,8 @@ export class RelaxedPlanHeuristic {
     for (let i = 0; i < units.length; i += 1) if ((units[i] as Unit).pre.length === 0) waiting.push(i);
     for (let layer = 0; layer < MAX_LAYERS; layer += 1) {
       for (const p of frontier) {
-        for (let k = this.needStart[p] as number, end = this.needStart[p + 1] as number; k < end; k += 1) {
-          const u = this.needList[k] as number;
+        for (let k = needStart[p] as number, end = needStart[p + 1] as number; k < end; k += 1) {
+          const u = needList[k] as number;
           counter[u] = (counter[u] as number) - 1;
           if (counter[u] === 0) waiting.push(u);
         }
@@ -243,8 +153,8 @@ export class RelaxedPlanHeuristic {
   }
 
   private goalPossible(): boolean {
-    for (const p of this.goalPre) if ((this.level[p] as number) === INF) return false;
-    return this.goalRest.every((c) => this.possible(c));
+    for (const p of this.problem.goalPre) if ((this.level[p] as number) === INF) return false;
+    return this.problem.goalRest.every((c) => this.possible(c));
   }
 
   /** Whether `c` may hold on the current layer. */
@@ -256,7 +166,7 @@ export class RelaxedPlanHeuristic {
         return (this.level[c.id] as number) !== INF;
       case "not": {
         if (c.part.k !== "atom") return true;
-        const neg = this.negProp[c.part.id] as number;
+        const neg = this.problem.negProp[c.part.id] as number;
         return neg < 0 || (this.level[neg] as number) !== INF;
       }
       case "and":
@@ -283,7 +193,7 @@ export class RelaxedPlanHeuristic {
         return this.level[c.id] as number;
       case "not": {
         if (c.part.k !== "atom") return 0;
-        const neg = this.negProp[c.part.id] as number;
+        const neg = this.problem.negProp[c.part.id] as number;
         return neg < 0 ? 0 : (this.level[neg] as number);
       }
       case "and":
@@ -303,6 +213,7 @@ export class RelaxedPlanHeuristic {
   private extract(state: State, goalLayer: number): Estimate {
     const buckets: number[][] = Array.from({ length: goalLayer + 2 }, () => []);
     const { marked, asked, unitChosen, opChosen } = this;
+    const { negProp, goalPre, goalRest, addStart, addList } = this.problem;
     marked.fill(-1);
     asked.fill(0);
     unitChosen.fill(0);
@@ -345,7 +256,7 @@ export class RelaxedPlanHeuristic {
           needProp(c.id);
           return;
         case "not":
-          if (c.part.k === "atom" && (this.negProp[c.part.id] as number) >= 0) needProp(this.negProp[c.part.id] as number);
+          if (c.part.k === "atom" && (negProp[c.part.id] as number) >= 0) needProp(negProp[c.part.id] as number);
           return;
         case "and":
           for (const p of c.parts) needCond(p);
@@ -369,8 +280,8 @@ export class RelaxedPlanHeuristic {
       }
     };
 
-    for (const p of this.goalPre) needProp(p);
-    for (const c of this.goalRest) needCond(c);
+    for (const p of goalPre) needProp(p);
+    for (const c of goalRest) needCond(c);
     for (let layer = buckets.length - 1; layer >= 1; layer -= 1) {
       const bucket = buckets[layer] as number[];
       // Goals may be added to this layer while it is worked through.
@@ -385,8 +296,8 @@ export class RelaxedPlanHeuristic {
     const helpful = new Set<number>();
     for (const u of chosen) if ((this.unitLevel[u] as number) === 0) helpful.add((this.units[u] as Unit).op);
     for (const p of buckets[1] ?? []) {
-      for (let k = this.addStart[p] as number, end = this.addStart[p + 1] as number; k < end; k += 1) {
-        const u = this.addList[k] as number;
+      for (let k = addStart[p] as number, end = addStart[p + 1] as number; k < end; k += 1) {
+        const u = addList[k] as number;
         if ((this.unitLevel[u] as number) === 0) helpful.add((this.units[u] as Unit).op);
       }
     }
@@ -398,8 +309,9 @@ export class RelaxedPlanHeuristic {
   private easiestAchiever(p: number, at: number): number {
     let best = -1;
     let bestCost = Number.POSITIVE_INFINITY;
-    for (let k = this.addStart[p] as number, end = this.addStart[p + 1] as number; k < end; k += 1) {
-      const u = this.addList[k] as number;
+    const { addStart, addList } = this.problem;
+    for (let k = addStart[p] as number, end = addStart[p + 1] as number; k < end; k += 1) {
+      const u = addList[k] as number;
       if ((this.unitLevel[u] as number) !== at) continue;
       let cost = 0;
       for (const q of (this.units[u] as Unit).pre) cost += this.level[q] as number;
@@ -409,30 +321,5 @@ export class RelaxedPlanHeuristic {
       }
     }
     return best >= 0 ? best : (this.firstAchiever[p] as number);
-  }
-}
-
-/** Item → the indices of the lists that contain it, as offsets and one flat list. */
-function csr(items: number, lists: readonly Int32Array[]): [Int32Array, Int32Array] {
-  const start = new Int32Array(items + 1);
-  for (const l of lists) for (const x of l) start[x + 1] = (start[x + 1] as number) + 1;
-  for (let i = 0; i < items; i += 1) start[i + 1] = (start[i + 1] as number) + (start[i] as number);
-  const flat = new Int32Array(start[items] as number);
-  const fill = start.slice(0, items);
-  lists.forEach((l, i) => {
-    for (const x of l) {
-      flat[fill[x] as number] = i;
-      fill[x] = (fill[x] as number) + 1;
-    }
-  });
-  return [start, flat];
-}
-
-function forEachWhen(items: readonly EffectItem[], visit: (cond: Cond) => void): void {
-  for (const item of items) {
-    if (item.k === "when") {
-      visit(item.cond);
-      forEachWhen(item.items, visit);
-    }
   }
 }
