@@ -41,10 +41,12 @@ import type { Logger } from "pino";
 import { stepSession } from "../session/step.js";
 import type { Session, SessionId } from "../session/types.js";
 import type { SessionStep } from "../host/session-host.js";
-import { fromArchivedForm, isCompletionStatus, type ArchivedSummary, type ListArchivedOptions, type StoredEvent } from "../host/journal-records.js";
+import { fromArchivedForm, type ListArchivedOptions, type StoredEvent } from "../host/journal-records.js";
 import { Recent } from "../web/recent.js";
-import { agentsOf, type ListedArchived, type LiveSessions, type SessionArchive } from "../web/session-records.js";
+import type { ListedArchived, LiveSessions, SessionArchive } from "../web/session-records.js";
 import { eventOfRow, readOnly, readSession, readSnapshot, type EventRow, type Loaded } from "./database-reads.js";
+import { ArchiveListing } from "./archive-listing.js";
+import { ReadFailures } from "./read-failures.js";
 
 /** The host of a room unit this instance owns, as the view reads it (SessionHost is one). */
 export interface OwnedHost {
@@ -104,36 +106,21 @@ interface LiveEntry {
   lastSeq: number;
 }
 
-/** An archived session as listed, with its room. */
-interface ArchivedRow extends ArchivedSummary {
-  readonly room: string;
-}
-
-/** A session an owned host completed, until the snapshot's archive lists it. */
-interface Completed {
-  readonly session: Session;
-  /** Monotonic instant it was noted. */
-  readonly at: number;
-}
-
-/** How many sessions completed by owned hosts are kept until the archive lists them. */
-const COMPLETED_KEPT = 100;
-/** While the database cannot be read, the failure is logged at most this often. */
-const FAILURE_LOG_EVERY_MS = 60_000;
-
-/** Every session in the shared database, for a fleet instance's web view (see the module comment). */
+/**
+ * Every session in the shared database, for a fleet instance's web view (see the module
+ * comment). Its parts: the archive's list (archive-listing.ts), the log of read failures
+ * (read-failures.ts), the statements (database-reads.ts).
+ */
 export class DatabaseView implements LiveSessions, SessionArchive {
   private readonly pool: pg.Pool;
   private readonly log: Logger;
   private readonly refreshMs: number;
   private readonly limits: DatabaseViewLimits;
   private readonly live = new Map<SessionId, LiveEntry>();
-  private archived: ArchivedRow[] = [];
-  /** The agents of listed archived sessions, read once (an archived session does not change). */
-  private readonly agents = new Map<SessionId, readonly string[]>();
+  /** The archived sessions listed, and those the owned hosts completed since (archive-listing.ts). */
+  private readonly listing: ArchiveListing;
   private readonly archivedSessions: Recent<Session>;
   private readonly archivedEvents: Recent<StoredEvent[]>;
-  private readonly completed = new Map<SessionId, Completed>();
   private readonly owned = new Map<string, { host: OwnedHost; stop: () => void }>();
   private readonly listeners = new Set<(step: SessionStep) => void>();
   private readonly loading = new Map<SessionId, Promise<void>>();
@@ -141,14 +128,16 @@ export class DatabaseView implements LiveSessions, SessionArchive {
   private waiting: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private failing = false;
-  private lastFailureLogged = -Infinity;
+  /** Read failures, logged without flooding (read-failures.ts). */
+  private readonly failures: ReadFailures;
 
   constructor(options: DatabaseViewOptions) {
     this.pool = options.pool;
     this.log = options.log;
     this.refreshMs = options.refreshMs ?? 2_000;
     this.limits = { ...DATABASE_VIEW_LIMITS, ...options.limits };
+    this.listing = new ArchiveListing(this.log, this.refreshMs);
+    this.failures = new ReadFailures(this.log);
     this.archivedSessions = new Recent(this.limits.archivedKept);
     this.archivedEvents = new Recent(this.limits.archivedKept);
   }
@@ -215,11 +204,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
   }
 
   private takeOwnedStep(step: SessionStep): void {
-    if (step.after?.phase === "complete") {
-      this.completed.delete(step.after.id);
-      this.completed.set(step.after.id, { session: step.after, at: performance.now() });
-      while (this.completed.size > COMPLETED_KEPT) this.completed.delete(this.completed.keys().next().value as string);
-    }
+    if (step.after?.phase === "complete") this.listing.noteCompleted(step.after);
     this.emit(step);
   }
 
@@ -255,28 +240,12 @@ export class DatabaseView implements LiveSessions, SessionArchive {
 
   /** The newest archived sessions of every room as last loaded (and those owned hosts completed since), with their agents where read. */
   listArchived(options: ListArchivedOptions): ListedArchived[] {
-    const { limit, before } = options;
-    const listed = new Set(this.archived.map((a) => a.id));
-    const recent: ArchivedSummary[] = [];
-    for (const { session } of this.completed.values()) {
-      const { completion } = session;
-      if (completion === null || listed.has(session.id)) continue;
-      recent.push({ id: session.id, problem: session.problem, status: completion.status, startedAt: session.startedAt, completedAt: completion.at });
-    }
-    return [...this.archived, ...recent]
-      .filter((a) => before === undefined || a.startedAt < before)
-      .sort((a, b) => b.startedAt - a.startedAt)
-      .slice(0, Math.max(0, limit))
-      .map((a) => {
-        const completed = this.completed.get(a.id)?.session;
-        const agents = completed ? agentsOf(completed) : this.agents.get(a.id);
-        return { id: a.id, problem: a.problem, status: a.status, startedAt: a.startedAt, completedAt: a.completedAt, ...(agents ? { agents } : {}) };
-      });
+    return this.listing.list(options);
   }
 
   /** An archived session: one an owned host just completed, or one loaded for its page. */
   archivedSession(id: SessionId): Session | undefined {
-    return this.completed.get(id)?.session ?? this.archivedSessions.get(id);
+    return this.listing.completedSession(id) ?? this.archivedSessions.get(id);
   }
 
   /** A session's logged events as loaded (at most `eventsPerSession`); none when they are not loaded. */
@@ -297,7 +266,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     if (!this.live.has(id) && this.archivedSessions.get(id) !== undefined && this.archivedEvents.get(id) !== undefined) return Promise.resolve();
     if (this.loading.size >= this.limits.concurrentLoads) return Promise.resolve();
     const job = this.loadSession(id)
-      .catch((err: unknown) => this.failed(err, id))
+      .catch((err: unknown) => this.failures.failed(err, id))
       .finally(() => this.loading.delete(id));
     this.loading.set(id, job);
     return job;
@@ -311,14 +280,14 @@ export class DatabaseView implements LiveSessions, SessionArchive {
       const loaded = await this.read((db) =>
         readSnapshot(db, this.limits, {
           lastSeqOf: (id) => this.live.get(id)?.lastSeq ?? 0,
-          hasAgents: (id) => this.agents.has(id),
+          hasAgents: (id) => this.listing.hasAgents(id),
         }),
       );
       if (this.closed) return;
       this.apply(loaded);
-      this.recovered();
+      this.failures.recovered();
     } catch (err) {
-      this.failed(err);
+      this.failures.failed(err);
     } finally {
       this.running = undefined;
     }
@@ -334,30 +303,7 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     for (const [id, room] of liveRooms) if (!this.live.has(id)) this.live.set(id, { room, session: undefined, events: [], lastSeq: 0 });
     this.step(loaded.events);
 
-    const archived: ArchivedRow[] = [];
-    const seen = new Set<SessionId>();
-    for (const row of loaded.archived) {
-      if (seen.has(row.id)) continue;
-      seen.add(row.id);
-      if (!isCompletionStatus(row.status)) {
-        this.log.warn({ room: row.room, sessionId: row.id, status: row.status }, "an archived session has an unknown status; the web view leaves it out");
-        continue;
-      }
-      archived.push({ room: row.room, id: row.id, problem: row.problem, status: row.status, startedAt: Number(row.started_at), completedAt: Number(row.completed_at) });
-    }
-    this.archived = archived;
-    for (const { id, session } of loaded.whole) {
-      try {
-        this.agents.set(id, agentsOf(fromArchivedForm(session)));
-      } catch (err) {
-        this.log.warn({ err, sessionId: id }, "an archived session could not be read; the web view lists it without its agents");
-        this.agents.set(id, []);
-      }
-    }
-    const listed = new Set(archived.map((a) => a.id));
-    for (const id of [...this.agents.keys()]) if (!listed.has(id)) this.agents.delete(id);
-    const keptSince = performance.now() - Math.max(30_000, 10 * this.refreshMs);
-    for (const [id, completed] of this.completed) if (listed.has(id) || completed.at < keptSince) this.completed.delete(id);
+    this.listing.apply(loaded.archived, loaded.whole);
   }
 
   private async loadSession(id: SessionId): Promise<void> {
@@ -436,20 +382,5 @@ export class DatabaseView implements LiveSessions, SessionArchive {
         this.log.error({ err, sessionId: step.input.sessionId }, "a web view step listener failed");
       }
     }
-  }
-
-  private failed(err: unknown, sessionId?: SessionId): void {
-    const now = performance.now();
-    if (!this.failing || now - this.lastFailureLogged >= FAILURE_LOG_EVERY_MS) {
-      this.lastFailureLogged = now;
-      this.log.warn({ err, ...(sessionId !== undefined ? { sessionId } : {}) }, "the web view could not read the shared database; it shows what it read last");
-    }
-    this.failing = true;
-  }
-
-  private recovered(): void {
-    if (!this.failing) return;
-    this.failing = false;
-    this.log.info("the web view reads the shared database again");
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The archive's and retention's statements on one open database, for SessionStore only:
- * read one archived session, list and count them, archive one (upsert its row and take its
- * events out of replay, in one transaction) and prune. The rule kept here: a session goes
- * from live to archived atomically, and pruning deletes everything of an archived session
- * (events, artefacts, sent records, blobs, the row) in one transaction, never touching a
- * session id that has live events again. Writes are the caller's to guard.
+ * The archive's and retention's statements on one open database, for SessionStore only
+ * (through archived-sessions.ts): read one archived session, list and count them, archive
+ * one (upsert its row and take its events out of replay, in one transaction) and prune. The
+ * rule kept here: a session goes from live to archived atomically, and pruning deletes
+ * everything of an archived session (events, artefacts, sent records, blobs, the row) in one
+ * transaction, never touching a session id that has live events again. Writes are the
+ * caller's to guard.
  */
 import type BetterSqlite3 from "better-sqlite3";
 

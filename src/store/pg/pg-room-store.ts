@@ -9,12 +9,12 @@
  *    presence, the newest archived sessions, the agent evidence, and every session id in the
  *    database. While this instance holds the lease, nobody else writes the unit's rows
  *    (every write is fenced by the epoch), so memory and database cannot drift apart.
- *  - Writes go to memory at once and to the database through ONE queue, in call order, in
- *    transactions fenced by the lease's epoch: what is queued while a transaction is under
- *    way is committed together in the next (a group commit). An append returns a Promise
- *    that resolves once the input is durable; the host carries out the input's effects only
- *    then (SessionHost.apply). A message noted as heard is heard at once, so the catch-up
- *    does not take it in twice while its write is on the way.
+ *  - Writes go to memory at once and to the database through ONE queue (write-queue.ts),
+ *    in call order, in transactions fenced by the lease's epoch: what is queued while a
+ *    transaction is under way is committed together in the next (a group commit). An
+ *    append returns a Promise that resolves once the input is durable; the host carries
+ *    out the input's effects only then (SessionHost.apply). A message noted as heard is
+ *    heard at once, so the catch-up does not take it in twice while its write is on the way.
  *  - The first write that fails (fenced out: another instance owns the room now; or the
  *    database could not be reached) stops the queue: later writes are refused, and
  *    `onFailure` tells the owner, which gives the room up. Memory may then be ahead of the
@@ -23,18 +23,16 @@
  */
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { EvidenceRow, StoredEvidenceKind } from "../../agent-choice/evidence.js";
-import { STORED_EVIDENCE_KINDS } from "../../agent-choice/evidence.js";
+import type { EvidenceRow } from "../../agent-choice/evidence.js";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import type { CoordinatorStore } from "../../host/coordinator-store.js";
-import { MAX_EVIDENCE_ROWS } from "../agent-evidence.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
 import type { HeardRecord } from "../../host/heard.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../../host/journal-records.js";
 import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
 import { PgRoomReader } from "./pg-room-reader.js";
-import { withConnection } from "./pool.js";
-import { withFence } from "./room-lease.js";
+import { FencedWriteQueue } from "./write-queue.js";
+import { loadEvidence, pruneEvidence, saveEvidenceOp } from "./pg-evidence.js";
 
 /**
  * How far back heard keys are loaded: the catch-up never asks a room for more than a day
@@ -66,17 +64,6 @@ export interface PgRoomStoreOptions {
   readonly build?: string;
 }
 
-/** Most writes committed in one transaction. */
-const MAX_BATCH = 200;
-
-/** A write waiting for its transaction. */
-interface PendingWrite {
-  readonly what: string;
-  readonly op: WriteOp<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 interface HeardRoom {
   /** Key → the instant it counted at. */
   readonly keys: Map<string, number>;
@@ -87,20 +74,9 @@ interface HeardRoom {
 export class PgRoomStore implements CoordinatorStore {
   readonly isReadonly = false;
   private readonly journal: PgJournal;
-  private readonly pool: pg.Pool;
+  /** Every write goes through it (write-queue.ts). */
+  private readonly queue: FencedWriteQueue;
   private readonly unit: string;
-  private readonly rooms: readonly string[];
-  private readonly epoch: number;
-  private readonly log: Logger;
-  private readonly onFailure: (err: unknown) => void;
-  private readonly insideWrite: ((writes: readonly string[]) => void) | undefined;
-  /** Writes not yet in a transaction, in call order. */
-  private readonly pending: PendingWrite[] = [];
-  /** The flush under way, if any. */
-  private flushing: Promise<void> | undefined;
-  private failure: unknown;
-  private failed = false;
-  private closed = false;
 
   private constructor(
     options: PgRoomStoreOptions,
@@ -113,13 +89,8 @@ export class PgRoomStore implements CoordinatorStore {
     private readonly whole: Map<SessionId, Session>,
     private readonly evidence: EvidenceRow[],
   ) {
-    this.pool = options.pool;
     this.unit = options.unit;
-    this.rooms = options.rooms;
-    this.epoch = options.epoch;
-    this.log = options.log;
-    this.onFailure = options.onFailure;
-    this.insideWrite = options.insideWrite;
+    this.queue = new FencedWriteQueue(options);
     this.journal = new PgJournal({
       pool: options.pool,
       room: options.unit,
@@ -283,28 +254,16 @@ export class PgRoomStore implements CoordinatorStore {
 
   /** Writes a batch of agent evidence (shared by every instance) in one fenced transaction, in queue order. */
   saveEvidenceRows(rows: readonly EvidenceRow[]): void {
-    // In one order on every instance (evidence rows are shared), so that two instances
-    // writing the same agents' rows at once wait for each other rather than deadlock.
-    const copy = [...rows].sort((a, b) => compareText(a.identity, b.identity) || compareText(a.kind, b.kind));
-    void this.write("evidence", async (tx) => {
-        for (const row of copy) {
-          await tx.query(
-            `INSERT INTO agent_evidence (identity, kind, nick, first_seen, last_seen, contributions, proposals)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (identity, kind) DO UPDATE SET nick = EXCLUDED.nick, first_seen = EXCLUDED.first_seen,
-               last_seen = EXCLUDED.last_seen, contributions = EXCLUDED.contributions, proposals = EXCLUDED.proposals`,
-            [row.identity, row.kind, row.nick, row.firstSeen, row.lastSeen, row.contributions, row.proposals],
-          );
-        }
-    }).catch(() => undefined);
+    // In one order on every instance (pg-evidence.ts): evidence rows are shared.
+    void this.write("evidence", saveEvidenceOp(rows)).catch(() => undefined);
   }
 
   // ---- health and retention ---------------------------------------------------------------
 
   /** Why the next input would not be kept: a write has failed (the room is being given up). */
   writeProblem(): string | undefined {
-    if (!this.failed) return undefined;
-    const why = this.failure instanceof Error ? this.failure.message : String(this.failure);
+    if (!this.queue.failed) return undefined;
+    const why = this.queue.failure instanceof Error ? this.queue.failure.message : String(this.queue.failure);
     return `the shared database refused a write for room ${this.unit} (${why}); the room is being handed over`;
   }
 
@@ -323,12 +282,7 @@ export class PgRoomStore implements CoordinatorStore {
       // memory, not a session archived in memory while the prune waited for its turn.
       const listed = await this.archivedIdsIn(tx);
       const pruned = await prune(tx);
-      if (cutoff !== null) await tx.query("DELETE FROM agent_evidence WHERE last_seen < $1", [cutoff]);
-      await tx.query(
-        `DELETE FROM agent_evidence WHERE (identity, kind) IN (
-           SELECT identity, kind FROM agent_evidence ORDER BY last_seen DESC, identity DESC, kind DESC OFFSET $1)`,
-        [MAX_EVIDENCE_ROWS],
-      );
+      await pruneEvidence(tx, cutoff);
       if (pruned > 0) {
         const left = new Set(await this.archivedIdsIn(tx));
         const gone = new Set(listed.filter((id) => !left.has(id)));
@@ -349,78 +303,18 @@ export class PgRoomStore implements CoordinatorStore {
   }
 
   /** Resolves once every write queued so far has settled (before the lease is released on hand-over). */
-  async drained(): Promise<void> {
-    while (this.flushing) await this.flushing;
+  drained(): Promise<void> {
+    return this.queue.drained();
   }
 
   /** Takes no more writes; resolves once those queued before it have settled. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.drained();
+  close(): Promise<void> {
+    return this.queue.close();
   }
 
-  // ---- the queue --------------------------------------------------------------------------
-
-  /**
-   * Queues `op`; it runs after every write queued before it, and resolves with its result
-   * once committed. Writes queued while a transaction is under way go together into the
-   * next one (a group commit, at most MAX_BATCH): one round of fence and commit for what a
-   * burst asks for — a catch-up of hundreds of messages, a session's steps — instead of one
-   * per write, with no wait added to a write that finds the queue idle. After the first
-   * failure no write runs: each is refused with that failure, and the owner was told once.
-   */
+  /** Queues a write (write-queue.ts): in call order, group-committed, fenced; refused after the first failure or `close`. */
   private write<T>(what: string, op: WriteOp<T>): Promise<T> {
-    // Refused when asked for after `close`; a write queued before it still runs.
-    if (this.closed) return Promise.reject(new Error(`the store of room ${this.unit} is closed`));
-    if (this.failed) return Promise.reject(this.failureError());
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ what, op, resolve: resolve as (value: unknown) => void, reject });
-      this.flushing ??= this.flush();
-    });
-  }
-
-  /** Commits the pending writes, a batch at a time, in order, until none are left. */
-  private async flush(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, MAX_BATCH);
-        if (this.failed) {
-          for (const write of batch) write.reject(this.failureError());
-          continue;
-        }
-        try {
-          const results = await this.fenced(async (tx) => {
-            const out: unknown[] = [];
-            for (const write of batch) out.push(await write.op(tx));
-            this.insideWrite?.(batch.map((write) => write.what));
-            return out;
-          });
-          batch.forEach((write, index) => write.resolve(results[index]));
-        } catch (err) {
-          this.fail(err, [...new Set(batch.map((write) => write.what))]);
-          for (const write of batch) write.reject(err);
-        }
-      }
-    } finally {
-      this.flushing = undefined;
-    }
-  }
-
-  /** The first failure: noted, logged and told to the owner, once. */
-  private fail(err: unknown, writes: string[]): void {
-    if (this.failed) return;
-    this.failed = true;
-    this.failure = err;
-    this.log.error({ err, room: this.unit, epoch: this.epoch, writes }, "a write to the shared database failed; giving the room up");
-    this.onFailure(err);
-  }
-
-  private failureError(): Error {
-    return this.failure instanceof Error ? this.failure : new Error(String(this.failure));
-  }
-
-  private fenced<T>(fn: (tx: pg.ClientBase) => Promise<T>): Promise<T> {
-    return withConnection(this.pool, (client) => withFence(client, this.unit, this.epoch, fn));
+    return this.queue.write(what, op);
   }
 
   private noteHeard(heard: HeardRecord): void {
@@ -432,26 +326,4 @@ export class PgRoomStore implements CoordinatorStore {
     for (const key of heard.keys) if (!entry.keys.has(key)) entry.keys.set(key, heard.at);
     entry.newest = Math.max(entry.newest ?? heard.at, heard.at);
   }
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Every agent-evidence row, least recently seen first (rows of a kind no longer known are skipped). */
-async function loadEvidence(pool: pg.Pool): Promise<EvidenceRow[]> {
-  const result = await pool.query<{ identity: string; kind: string; nick: string; first_seen: string; last_seen: string; contributions: number; proposals: number }>(
-    "SELECT identity, kind, nick, first_seen::text AS first_seen, last_seen::text AS last_seen, contributions, proposals FROM agent_evidence ORDER BY last_seen, identity, kind",
-  );
-  return result.rows
-    .filter((row) => (STORED_EVIDENCE_KINDS as readonly string[]).includes(row.kind))
-    .map((row) => ({
-      identity: row.identity,
-      kind: row.kind as StoredEvidenceKind,
-      nick: row.nick,
-      firstSeen: Number(row.first_seen),
-      lastSeen: Number(row.last_seen),
-      contributions: row.contributions,
-      proposals: row.proposals,
-    }));
 }
