@@ -1,15 +1,18 @@
 import { EventEmitter } from "node:events";
 import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
-import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from "./backoff.js";
+import type { BackoffSettings } from "./backoff.js";
+import { fitClient } from "./client-fitting.js";
+import { describeError } from "./connection-errors.js";
 import { DirectedPresence } from "./directed-presence.js";
-import { OutageTracker } from "./outage.js";
 import { Outbox } from "./outbox.js";
-import { feedParserWholeStanzas } from "./parser-feed.js";
-import { sendWithoutDelay } from "./no-delay.js";
-import { withoutStreamManagement } from "./stream-features.js";
-import { NS_DISCO_INFO, NS_PING, stanzaBytes, xml, xmlSafeStanza, type Element } from "./stanza.js";
+import { Reconnection } from "./reconnection.js";
+import { StanzaGate } from "./stanza-gate.js";
+import { NS_DISCO_INFO, NS_PING, xml, type Element } from "./stanza.js";
 import type { PingAnswer } from "./keep-alive.js";
+
+export { AuthenticationError } from "./connection-errors.js";
+export { LOST_CONNECTION_LOG } from "./reconnection.js";
 
 export interface AccountSettings {
   service: string;
@@ -59,14 +62,6 @@ export interface SendOptions {
 
 export type IqGetHandler = (request: Element) => Element | true;
 
-/** The one warning an outage gives when it begins (tests look for it). */
-export const LOST_CONNECTION_LOG = "lost the connection to the XMPP server; reconnecting with backoff";
-
-/** Authentication was refused: retrying will not help, the operator must fix the credentials. */
-export class AuthenticationError extends Error {
-  override name = "AuthenticationError";
-}
-
 interface ConnectionEventMap {
   online: [jid: string];
   offline: [];
@@ -76,7 +71,10 @@ interface ConnectionEventMap {
 /**
  * One client connection to an XMPP server: connects, reconnects, queues while offline,
  * never sends a character XML forbids, refuses oversize stanzas, and answers IQ gets
- * registered with `onIqGet`. It knows nothing of rooms or MFR.
+ * registered with `onIqGet`. It knows nothing of rooms or MFR. Its parts: when to try the
+ * server again (reconnection.ts), what may leave and in what form (stanza-gate.ts), the
+ * library's client fitted to our rules (client-fitting.ts), and whom it sent its presence
+ * to (directed-presence.ts).
  */
 export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private xmpp: Client | undefined;
@@ -94,10 +92,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * absence) belongs to the stream it was asked on only if this has not moved since.
    */
   private stream = 0;
-  private readonly backoff: Backoff;
-  private readonly outage: OutageTracker;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private attemptInFlight = false;
+  /** When to try the server again (reconnection.ts). */
+  private readonly reconnection: Reconnection;
+  /** What may leave, and in what form (stanza-gate.ts). */
+  private readonly gate: StanzaGate;
   jid: string | undefined;
 
   constructor(
@@ -106,8 +104,14 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   ) {
     super();
     this.outbox = new Outbox(options.outboxCapacity ?? 500);
-    this.backoff = new Backoff({ ...DEFAULT_BACKOFF, ...options.backoff });
-    this.outage = new OutageTracker(options.now ?? Date.now);
+    this.gate = new StanzaGate(options, log);
+    const { service, username, domain } = options.account;
+    this.reconnection = new Reconnection({ service, login: `${username}@${domain}`, backoff: options.backoff, now: options.now }, log, {
+      stopping: () => this.stopping,
+      isCurrent: (xmpp) => xmpp === this.xmpp,
+      everOnline: () => this.jid !== undefined,
+      lost: () => this.emit("offline"),
+    });
   }
 
   get online(): boolean {
@@ -133,34 +137,17 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * server is retried until `stop()`, because operators often start us before the server.
    */
   async start(): Promise<void> {
-    while (!this.stopping) {
+    await this.reconnection.connectFirst(async () => {
       const xmpp = this.createClient();
-      const attempt = this.outage.inOutage ? this.outage.attempt() : 1;
       try {
         await xmpp.start();
-        return;
       } catch (err) {
         this.xmpp = undefined;
         xmpp.removeAllListeners();
         await xmpp.stop().catch(() => undefined);
-        // Stopped while connecting: the failure is ours, not the server's.
-        if (this.stopping) return;
-        if (isAuthFailure(err)) {
-          throw new AuthenticationError(
-            `the server refused the login of ${this.options.account.username}@${this.options.account.domain} (${describeError(err)}); check the username and password`,
-          );
-        }
-        // One line when the server cannot be reached, one when it can (onOnline), none per attempt.
-        if (this.outage.begin()) {
-          this.outage.attempt();
-          this.log.warn({ service: this.options.account.service, err: describeError(err) }, "cannot reach the XMPP server yet; retrying with backoff");
-        }
-        this.outage.failed(describeError(err));
-        const wait = this.backoff.next();
-        this.log.debug({ attempt, retryInMs: wait, err: describeError(err) }, "connection attempt failed");
-        await delay(wait);
+        throw err;
       }
-    }
+    });
   }
 
   /**
@@ -168,24 +155,15 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    * so what is measured against the limit and what is queued is exactly what goes out.
    */
   async send(original: Element, options: SendOptions = {}): Promise<SendResult> {
-    if (original.name === "message" && this.options.maySpeak?.() === false) {
-      this.log.warn({ to: original.attrs.to }, "not sending: this instance no longer owns the room");
-      return "refused";
-    }
-    const stanza = this.xmlSafe(original);
-    // Measuring writes the whole stanza out once more (200 KB for a model part); a stanza
-    // sized when it was built (after the same replacement xmlSafe makes) is not measured again.
-    const bytes = options.sized ? 0 : stanzaBytes(stanza);
-    if (bytes > this.options.maxStanzaBytes) {
-      this.log.error({ bytes, limit: this.options.maxStanzaBytes, to: stanza.attrs.to }, "refusing to send a stanza over the size limit");
-      return "refused";
-    }
+    const stanza = this.gate.admit(original, options.sized);
+    if (!stanza) return "refused";
     if (!this.xmpp || !this.online) {
       this.queue(stanza, options);
       return "queued";
     }
     try {
-      if (options.presentTo) await this.presentTo(this.xmpp, String(stanza.attrs.to ?? ""));
+      const xmpp = this.xmpp;
+      if (options.presentTo) await this.directed.present((presence) => xmpp.send(presence), String(stanza.attrs.to ?? ""));
       await this.xmpp.send(stanza);
       return "sent";
     } catch (err) {
@@ -198,28 +176,6 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
   private queue(stanza: Element, options: SendOptions): void {
     this.outbox.push(stanza);
     if (options.presentTo) this.queuedPresentTo.add(stanza);
-  }
-
-  /** Our presence to a person we answer (directed-presence.ts); no priority: it routes nothing. */
-  private async presentTo(xmpp: Client, to: string): Promise<void> {
-    if (!to) return;
-    await xmpp.send(xml("presence", { to }));
-    this.directed.sent(to);
-  }
-
-  /**
-   * At an orderly stop: each person this stream sent its presence to sees us go (RFC 6121
-   * §4.6.3), before the stream closes. Bounded by the memory's capacity; never throws.
-   */
-  private async withdrawPresence(xmpp: Client): Promise<void> {
-    const people = this.directed.drain();
-    if (people.length === 0) return;
-    try {
-      for (const to of people) await xmpp.send(xml("presence", { to, type: "unavailable" }));
-      this.log.debug({ people: people.length }, "told the people we answered that we are going (directed unavailable presence)");
-    } catch (err) {
-      this.log.debug({ err: describeError(err) }, "could not tell the people we answered that we are going");
-    }
   }
 
   /**
@@ -334,12 +290,12 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.reconnectTimer);
+    this.reconnection.stop();
     const xmpp = this.xmpp;
     if (!xmpp) return;
     xmpp.reconnect.stop();
     if (xmpp.status === "offline" || xmpp.status === "disconnect") return;
-    if (this.online) await this.withdrawPresence(xmpp);
+    if (this.online) await this.directed.withdraw((presence) => xmpp.send(presence), this.log);
     try {
       const closing = await xmpp.stop();
       if (closing) this.log.info("closed the XMPP stream");
@@ -359,27 +315,12 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       resource: account.resource,
     });
     this.xmpp = xmpp;
-    // Large stanzas (model parts) would otherwise cost the parser quadratic time, and stanzas
-    // nobody reads would be parsed all the same (see stanza-splitter.ts).
-    feedParserWholeStanzas(xmpp, { drop: (raw) => this.unread.some((test) => test(raw)) });
-    // Small writes leave at once instead of waiting out the server's delayed acknowledgement.
-    sendWithoutDelay(xmpp);
-    // The library retries every second, forever, each attempt a log line here; ours backs off
-    // (scheduleReconnect) and logs an outage once.
-    xmpp.reconnect.stop();
-    // Before the library's own listener reads the features: never enable XEP-0198 (stream-features.ts says why).
-    xmpp.prependListener("element", (element: Element) => {
-      if (withoutStreamManagement(element) > 0) this.log.debug("the server offers XEP-0198 stream management; not enabling it");
-    });
-    // The client also sends stanzas it builds itself (IQ replies, presence): they pass the
-    // same gate as ours, so no path reaches the socket with a character XML forbids.
-    const clientSend = xmpp.send.bind(xmpp);
-    xmpp.send = (stanza: Element) => clientSend(this.xmlSafe(stanza));
+    fitClient(xmpp, { drop: (raw) => this.unread.some((test) => test(raw)), xmlSafe: (stanza) => this.gate.xmlSafe(stanza), log: this.log });
     for (const { ns, name, handler } of this.iqHandlers) {
       xmpp.iqCallee.get(ns, name, (ctx: { stanza: Element }) => handler(ctx.stanza));
     }
     // Without an error listener the first failed reconnect would crash the process.
-    xmpp.on("error", (err: unknown) => this.onError(err));
+    xmpp.on("error", (err: unknown) => this.reconnection.error(err));
     xmpp.on("status", (status: string) => this.log.debug({ status }, "xmpp status"));
     xmpp.on("online", (address: { toString(): string }) => {
       this.stream++;
@@ -389,80 +330,15 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
       this.stream++;
       // The server ended the session, and with it told the people we sent presence to that we went.
       this.directed.forget();
-      this.onDisconnect(xmpp);
+      this.reconnection.disconnected(xmpp);
     });
     xmpp.on("stanza", (stanza: Element) => this.emit("stanza", stanza));
     return xmpp;
   }
 
-  /**
-   * The one gate at the stanza boundary: characters XML forbids become U+FFFD. Payload
-   * encoders escape them where the format allows; anything left here was missed by an
-   * encoder or sits in text without an escape (a body quoting an agent), so it is logged.
-   */
-  private xmlSafe(stanza: Element): Element {
-    const safe = xmlSafeStanza(stanza);
-    if (safe.replaced > 0) {
-      this.log.warn({ replaced: safe.replaced, stanza: stanza.name, to: stanza.attrs.to }, "replaced characters XML forbids with U+FFFD before sending");
-    }
-    return safe.stanza;
-  }
-
-  /**
-   * The socket is gone: the first time in an outage, say so and tell the rooms; then try
-   * again after the backoff. A failed attempt ends here too, and schedules the next one.
-   */
-  private onDisconnect(xmpp: Client): void {
-    // Before the first connection, start() retries on its own.
-    if (this.stopping || xmpp !== this.xmpp || this.jid === undefined) return;
-    if (this.outage.begin()) {
-      this.log.warn({ service: this.options.account.service }, LOST_CONNECTION_LOG);
-      this.emit("offline");
-    }
-    this.scheduleReconnect(xmpp);
-  }
-
-  /** One pending attempt at most: a failure's error and its disconnect must not schedule two. */
-  private scheduleReconnect(xmpp: Client): void {
-    if (this.stopping || this.reconnectTimer !== undefined || this.attemptInFlight) return;
-    const wait = this.backoff.next();
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.reconnect(xmpp, wait);
-    }, wait);
-  }
-
-  private async reconnect(xmpp: Client, waited: number): Promise<void> {
-    if (this.stopping || xmpp !== this.xmpp || xmpp.status !== "disconnect") return;
-    const attempt = this.outage.attempt();
-    this.log.debug({ attempt, afterMs: waited }, "reconnecting to the XMPP server");
-    this.attemptInFlight = true;
-    let failed = false;
-    try {
-      // Resolves once the stream is open; authentication and binding follow, ending in `online`.
-      await xmpp.reconnect.reconnect();
-    } catch (err) {
-      failed = true;
-      this.outage.failed(describeError(err));
-    } finally {
-      this.attemptInFlight = false;
-    }
-    if (this.stopping || !failed) return;
-    // The status moved on while the attempt ran; read it afresh.
-    const status: string = xmpp.status;
-    if (status === "disconnect") this.scheduleReconnect(xmpp);
-    // A server that accepted the socket but never answered leaves it half open: close it,
-    // and its disconnect schedules the next attempt.
-    else if (status !== "disconnecting" && status !== "online") void xmpp.disconnect().catch(() => undefined);
-  }
-
   private async onOnline(jid: string): Promise<void> {
     this.jid = jid;
-    this.backoff.reset();
-    const outage = this.outage.end();
-    if (outage) {
-      this.log.info({ outageMs: outage.durationMs, attempts: outage.attempts, lastError: outage.lastError }, "connection to the XMPP server is back");
-    }
+    this.reconnection.online();
     // Initial presence: without it the server does not route 1:1 messages sent to our bare JID.
     const priority = this.options.presencePriority;
     const presence = priority === undefined ? xml("presence") : xml("presence", {}, xml("priority", {}, String(priority)));
@@ -476,33 +352,4 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     this.emit("online", jid);
     for (const stanza of queued) await this.send(stanza, { presentTo: this.queuedPresentTo.has(stanza) });
   }
-
-  private onError(err: unknown): void {
-    if (this.stopping) return;
-    // During an outage every attempt fails the same way: kept for the line that ends it.
-    // Before the first connection, start() reports the failure (or the refused login) itself.
-    if (this.outage.inOutage || this.jid === undefined) {
-      this.outage.failed(describeError(err));
-      this.log.debug({ err: describeError(err) }, "XMPP connection error during an outage");
-      return;
-    }
-    this.log.warn({ err: describeError(err) }, "XMPP connection error");
-  }
-}
-
-function isAuthFailure(err: unknown): boolean {
-  const condition = (err as { condition?: string }).condition;
-  return condition === "not-authorized" || condition === "account-disabled" || condition === "credentials-expired" || (err as Error)?.name === "SASLError";
-}
-
-function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    const condition = (err as { condition?: string }).condition;
-    return condition ? `${condition}${err.message && err.message !== condition ? `: ${err.message}` : ""}` : err.message || err.name;
-  }
-  return String(err);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

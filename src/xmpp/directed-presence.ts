@@ -12,6 +12,12 @@
  * or not the server would tell them itself (Prosody and ejabberd do, as they do when a stream
  * is lost).
  */
+import type { Logger } from "pino";
+import { describeError } from "./connection-errors.js";
+import { xml, type Element } from "./stanza.js";
+
+/** Writes one stanza on the current stream (the client's own send). */
+export type StanzaWriter = (stanza: Element) => Promise<unknown>;
 
 /** People remembered per stream; one forgotten (the least recently answered) is told of a stop by the server only. */
 export const DIRECTED_PRESENCE_CAPACITY = 512;
@@ -45,6 +51,29 @@ export class DirectedPresence {
     return all;
   }
 
+  /** Sends our presence to `to`, a person we answer, and remembers it; no priority: it routes nothing. Throws when the write fails. */
+  async present(write: StanzaWriter, to: string): Promise<void> {
+    if (!to) return;
+    await write(xml("presence", { to }));
+    this.sent(to);
+  }
+
+  /**
+   * At an orderly stop: each person this stream sent its presence to sees us go (RFC 6121
+   * §4.6.3), before the stream closes. Bounded by the memory's capacity; never throws.
+   */
+  async withdraw(write: StanzaWriter, log: Logger): Promise<void> {
+    const people = this.drain();
+    if (people.length === 0) return;
+    try {
+      for (const to of people) await write(xml("presence", { to, type: "unavailable" }));
+      log.debug({ people: people.length }, "told the people we answered that we are going (directed unavailable presence)");
+    } catch (err) {
+      log.debug({ err: describeError(err) }, "could not tell the people we answered that we are going");
+    }
+  }
+
+  /** How many people have our presence on this stream. */
   get size(): number {
     return this.people.size;
   }

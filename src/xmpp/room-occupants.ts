@@ -6,7 +6,7 @@
  * behind presence.
  */
 import { NS_OCCUPANT_ID, identityOf, type NickLineages } from "./occupant-identity.js";
-import { bareJid, type Element } from "./stanza.js";
+import { NS_MUC_USER, bareJid, type Element } from "./stanza.js";
 
 /** One occupant of a room, as its latest presence told it. */
 export interface Occupant {
@@ -71,6 +71,30 @@ export function applyOccupantPresence(table: OccupantTable, nick: string, stanza
   };
   table.occupants.set(nick, occupant);
   return previous ? undefined : { kind: "joined", occupant };
+}
+
+/**
+ * We are out of the room (a drop, or the room lost us): the table empties, and the nick
+ * lineages wait, suspended, for whoever comes back at the next join.
+ */
+export function forgetOccupants(table: OccupantTable): void {
+  table.lineages.suspend(table.occupants.values());
+  table.occupants.clear();
+  table.renaming.clear();
+}
+
+/**
+ * How occupants can be told apart, read at a join from our self-presence and its `statuses`
+ * (the table already holds everyone else: the room sends their presence before ours). Real
+ * JIDs are visible in a non-anonymous room (status 100), to a moderator of a semi-anonymous
+ * one, and in a room we configured as non-anonymous (`madeNonAnonymous`).
+ */
+export function identitiesAtJoin(table: OccupantTable, selfPresence: Element, statuses: Set<string>, madeNonAnonymous: boolean): RoomIdentities {
+  const role = selfPresence.getChild("x", NS_MUC_USER)?.getChild("item")?.attrs.role;
+  return {
+    occupantIds: occupantIdOf(selfPresence) !== undefined,
+    realJids: statuses.has("100") || role === "moderator" || madeNonAnonymous || [...table.occupants.values()].some((o) => o.realJid),
+  };
 }
 
 /**

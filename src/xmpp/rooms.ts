@@ -2,21 +2,25 @@
  * The MUC rooms we stay in, and our presence in each: joins and rejoins (after a reconnect,
  * a kick, a lost room, a keep-alive that finds us gone), nick conflicts, bans and leaving on
  * purpose. The rule it keeps: every room we mean to be in is joined again until we leave for
- * good, and nothing joins after that. What each join gives back is room-history-taking.ts's,
- * who the occupants are room-occupants.ts's, and a room our join created room-creation.ts's.
+ * good, and nothing joins after that. Sending a join and reading the room's answer is
+ * room-joining.ts's, the keep-alive's look at a room room-self-check.ts's, leaving on
+ * purpose room-leaving.ts's. What each join gives back is room-history-taking.ts's, who the
+ * occupants are room-occupants.ts's, and a room our join created room-creation.ts's.
  */
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import type { XmppConnection } from "./connection.js";
-import { selfPingVerdict, type KeepAliveTiming } from "./keep-alive.js";
 import { NickLineages } from "./occupant-identity.js";
 import { startTag } from "./raw-stanza.js";
 import { configureCreatedRoom } from "./room-creation.js";
 import { RoomFactsReader, type RoomFacts } from "./room-facts.js";
 import { joinHistory, type HistoryRequest } from "./room-history.js";
 import { HistoryTaking, type HistoryCollection, type HistoryPolicy, type RoomHistory } from "./room-history-taking.js";
-import { applyOccupantPresence, occupantIdOf, senderFrom, type Occupant, type RoomIdentities } from "./room-occupants.js";
-import { NS_MUC_USER, NS_STANZAS, bareJid, splitJid, xml, type Element } from "./stanza.js";
+import { awaitJoin, joinRefused, joinUnderFreeNick, type PendingJoin } from "./room-joining.js";
+import { LEAVE_CONFIRM_MS, leaveRoom } from "./room-leaving.js";
+import { applyOccupantPresence, forgetOccupants, identitiesAtJoin, senderFrom, type Occupant, type RoomIdentities } from "./room-occupants.js";
+import { checkRoomPresence, type RoomCheckTiming } from "./room-self-check.js";
+import { NS_MUC_USER, bareJid, splitJid, type Element } from "./stanza.js";
 
 export type { Occupant, RoomIdentities } from "./room-occupants.js";
 export type { HistoryPolicy, RoomHistory } from "./room-history-taking.js";
@@ -36,9 +40,6 @@ export interface RoomsEventMap {
   history: [room: string, history: RoomHistory];
 }
 
-const JOIN_TIMEOUT_MS = 10_000;
-const MAX_NICK_ATTEMPTS = 9;
-
 interface RoomState {
   jid: string;
   wantedNick: string;
@@ -52,7 +53,7 @@ interface RoomState {
   madeNonAnonymous: boolean;
   /** As seen at the latest join. */
   identities: RoomIdentities | undefined;
-  pendingJoin?: { resolve: () => void; reject: (err: Error) => void };
+  pendingJoin?: PendingJoin;
   /** When the room banned us (or last refused us as banned): the keep-alive knocks again only after a while (a reconnect tries at once). */
   bannedAt?: number;
   /** After being put out (kicked, the room went away): the keep-alive leaves the room to the pause before rejoining. */
@@ -77,9 +78,6 @@ export interface RoomsOptions {
 
 /** How long we wait before joining a room that put us out (kicked us, or went away). */
 const REJOIN_PAUSE_MS = 5000;
-
-/** How long a shutdown waits for each room to confirm we left before the stream closes anyway. */
-const LEAVE_CONFIRM_MS = 1500;
 
 /**
  * The MUC rooms we are in (XEP-0045): joins with no history, waits for the self-presence
@@ -195,29 +193,16 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
    * service restarted and lost us without a word) is joined again. A room being joined or
    * left is left alone, and one that banned us until `bannedRetryMs` has passed. Never throws.
    */
-  async check(timing: Pick<KeepAliveTiming, "probeTimeoutMs" | "bannedRetryMs">): Promise<void> {
+  async check(timing: RoomCheckTiming): Promise<void> {
     if (!this.connection.online) return;
     await Promise.all([...this.rooms.values()].map((room) => this.checkRoom(room, timing)));
   }
 
-  private async checkRoom(room: RoomState, { probeTimeoutMs: timeoutMs, bannedRetryMs }: Pick<KeepAliveTiming, "probeTimeoutMs" | "bannedRetryMs">): Promise<void> {
-    if (this.closing || room.pendingJoin || room.leaving) return;
-    const now = Date.now();
-    if (!room.joined && (now < (room.rejoinNotBefore ?? 0) || (room.bannedAt !== undefined && now < room.bannedAt + bannedRetryMs))) return;
-    if (room.joined) {
-      const nick = room.nick;
-      const answer = await this.connection.ping(`${room.jid}/${nick}`, timeoutMs);
-      const verdict = selfPingVerdict(answer);
-      if (verdict === "unknown") this.log.debug({ room: room.jid, answer: answer.kind }, "the room did not say whether we are still in it; asking again later");
-      // A join, a leave or a drop since the ping went out settled the question already.
-      if (verdict !== "out" || !room.joined || room.nick !== nick || room.pendingJoin || room.leaving) return;
-      this.log.warn({ room: room.jid, nick, condition: answer.kind === "error" ? answer.condition : undefined }, "the room no longer counts us as an occupant; joining again");
-      this.forgetPresence(room, "left while joining");
-    } else if (room.bannedAt !== undefined) {
-      this.log.info({ room: room.jid, bannedAt: new Date(room.bannedAt).toISOString() }, "trying again the room that banned us, in case the ban was lifted");
-    } else {
-      this.log.info({ room: room.jid }, "not in the room; joining again");
-    }
+  private async checkRoom(room: RoomState, timing: RoomCheckTiming): Promise<void> {
+    if (this.closing) return;
+    const found = await checkRoomPresence(this.connection, this.log, room, timing);
+    if (found === "fine") return;
+    if (found === "lost") this.forgetPresence(room, "left while joining");
     await this.join(room.jid).catch((err: Error) => this.log.error({ room: room.jid, err: err.message }, "could not join the room"));
   }
 
@@ -225,9 +210,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   private forgetPresence(room: RoomState, why: string): void {
     room.joined = false;
     this.histories.drop(room);
-    room.lineages.suspend(room.occupants.values());
-    room.occupants.clear();
-    room.renaming.clear();
+    forgetOccupants(room);
     room.pendingJoin?.reject(new Error(why));
     room.pendingJoin = undefined;
   }
@@ -240,20 +223,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
   async leaveAll(confirmWithinMs = LEAVE_CONFIRM_MS): Promise<void> {
     // For good: nothing joins again after this (the kick pause's timer, a keep-alive check).
     this.closing = true;
-    const leaving = [...this.rooms.values()].filter((room) => room.joined).map((room) => this.leave(room, confirmWithinMs));
+    const leaving = [...this.rooms.values()].filter((room) => room.joined).map((room) => leaveRoom(this.connection, room, confirmWithinMs));
     await Promise.all(leaving);
-  }
-
-  private async leave(room: RoomState, confirmWithinMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const confirmed = new Promise<void>((resolve) => {
-      room.leaving = { done: resolve };
-      timer = setTimeout(resolve, confirmWithinMs);
-    });
-    const sent = await this.connection.send(xml("presence", { to: `${room.jid}/${room.nick}`, type: "unavailable" }));
-    if (sent === "sent") await confirmed;
-    clearTimeout(timer);
-    room.joined = false;
   }
 
   nickIn(roomJid: string): string | undefined {
@@ -272,12 +243,12 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     return this.rooms.get(bareJid(roomJid))?.occupants.get(nick);
   }
 
-  /** How occupants of a room can be told apart, as seen at the latest join (undefined before). */
   /** What the room and its service said of themselves at the latest join; undefined before the first. */
   facts(roomJid: string): RoomFacts | undefined {
     return this.rooms.get(bareJid(roomJid))?.facts;
   }
 
+  /** How occupants of a room can be told apart, as seen at the latest join (undefined before). */
   identities(roomJid: string): RoomIdentities | undefined {
     return this.rooms.get(bareJid(roomJid))?.identities;
   }
@@ -299,7 +270,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     if (!room || resource === undefined) return false;
 
     if (stanza.attrs.type === "error") {
-      this.onJoinError(room, resource, stanza);
+      joinRefused(room, resource, stanza, this.log);
       return true;
     }
 
@@ -339,17 +310,7 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     room.facts = facts;
     this.emit("facts", room.jid, facts);
     const archived = request.kind === "since" && facts.archived;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.sendJoin(room, request, archived);
-        return;
-      } catch (err) {
-        if (!(err instanceof NickConflict) || attempt >= MAX_NICK_ATTEMPTS) throw err;
-        const next = `${room.wantedNick}-${attempt + 1}`;
-        this.log.warn({ room: jid, nick: room.nick, next }, "nick already taken in the room; trying another");
-        room.nick = next;
-      }
-    }
+    await joinUnderFreeNick(room, this.log, () => this.sendJoin(room, request, archived));
   }
 
   private sendJoin(room: RoomState, request: HistoryRequest, archived: boolean): Promise<void> {
@@ -358,27 +319,8 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
     // What this join's room says of its subject, not what an earlier room of that name said.
     room.subject = undefined;
     this.histories.begin(room, request, archived);
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        room.pendingJoin = undefined;
-        reject(new Error(`no answer from ${room.jid} within ${JOIN_TIMEOUT_MS} ms`));
-      }, JOIN_TIMEOUT_MS);
-      room.pendingJoin = {
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        reject: (err) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      };
-      // The archive is read after the join; then the join asks for no history of its own.
-      const presence = xml("presence", { to: `${room.jid}/${room.nick}` }, joinHistory(archived ? { kind: "none" } : request));
-      void this.connection.send(presence).then((result) => {
-        if (result !== "sent") room.pendingJoin?.reject(new Error(`join presence was ${result}`));
-      });
-    });
+    // The archive is read after the join; then the join asks for no history of its own.
+    return awaitJoin(this.connection, room, joinHistory(archived ? { kind: "none" } : request));
   }
 
   private onSelfPresence(room: RoomState, nick: string, unavailable: boolean, statuses: Set<string>, stanza: Element): void {
@@ -416,37 +358,12 @@ export class Rooms extends EventEmitter<RoomsEventMap> {
       room.lineages.resume();
       this.log.info({ room: room.jid, nick, created: statuses.has("201") }, "joined the room");
       this.emit("joined", room.jid, nick);
-      const role = stanza.getChild("x", NS_MUC_USER)?.getChild("item")?.attrs.role;
-      room.identities = {
-        occupantIds: occupantIdOf(stanza) !== undefined,
-        // 100: the room is non-anonymous; a moderator sees real JIDs in a semi-anonymous room.
-        realJids: statuses.has("100") || role === "moderator" || room.madeNonAnonymous || [...room.occupants.values()].some((o) => o.realJid),
-      };
+      room.identities = identitiesAtJoin(room, stanza, statuses, room.madeNonAnonymous);
       this.emit("identities", room.jid, room.identities);
       if (statuses.has("201")) {
         const subject = this.options.subjectOfCreatedRoom?.(nick);
         void configureCreatedRoom(this.connection, this.log, room, (identities) => this.emit("identities", room.jid, identities), subject);
       }
     }
-  }
-
-  private onJoinError(room: RoomState, nick: string, stanza: Element): void {
-    const error = stanza.getChild("error");
-    const condition = error?.children.find((c): c is Element => typeof c !== "string" && c.attrs?.xmlns === NS_STANZAS)?.name ?? "unknown";
-    if (!room.pendingJoin) {
-      this.log.warn({ room: room.jid, nick, condition }, "presence error from the room");
-      return;
-    }
-    const pending = room.pendingJoin;
-    room.pendingJoin = undefined;
-    // XEP-0045 7.2.7: a banned user's join is refused as forbidden.
-    room.bannedAt = condition === "forbidden" ? Date.now() : undefined;
-    pending.reject(condition === "conflict" ? new NickConflict(nick) : new Error(`the room refused us: ${condition}`));
-  }
-}
-
-class NickConflict extends Error {
-  constructor(nick: string) {
-    super(`nick ${nick} is taken`);
   }
 }
