@@ -22,6 +22,7 @@ import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet, ty
 import type { HeardOnce } from "./heard-once.js";
 import { KeptOnce } from "./sent-while-away.js";
 import type { OurRooms } from "../config/our-rooms.js";
+import type { Stage } from "./chain.js";
 
 /** What admitting needs: the rooms, the limits, the log of what was heard, and where refusals are counted and answered. */
 export interface AdmitOptions {
@@ -135,4 +136,34 @@ export class Admission {
 /** Addressed to our bare JID (no resource): the only kind of message a server may copy to both lines. */
 function isToBareJid(stanza: Element): boolean {
   return splitJid(String(stanza.attrs.to ?? "")).resource === undefined;
+}
+
+/** One message on its way in, and what became of it (the pipeline's answer to whoever handed it in). */
+export interface Taking {
+  readonly arrival: Arrival;
+  taken: Taken;
+}
+
+/**
+ * The first stage: a message that is input goes on with its context, and a room message is
+ * noted as handled once the rest of the chain is done with it, however that ends.
+ */
+export function admitted(admission: Admission, heardOnce: HeardOnce): Stage<Taking, InboundContext> {
+  return async (taking, next) => {
+    const entry = admission.enter(taking.arrival);
+    taking.taken = typeof entry === "string" ? entry : "taken";
+    if (typeof entry === "string") return;
+    try {
+      await next(entry);
+    } finally {
+      if (entry.heard) heardOnce.doneWith(entry.heard);
+    }
+  };
+}
+
+/** The rate, size and protocol-room limits (`Admission.limit`): a message over one goes no further. */
+export function withinLimits(admission: Admission): Stage<InboundContext, InboundContext> {
+  return async (ctx, next) => {
+    if (await admission.limit(ctx)) await next(ctx);
+  };
 }

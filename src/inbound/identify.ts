@@ -14,6 +14,7 @@ import type { AgentChooser } from "../agent-choice/agent-chooser.js";
 import { isListed, participantOf, requesterOf, type Sender } from "./sender.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { withStanding, type IdentifiedContext, type ReadContext, type Standing } from "./context.js";
+import type { Stage } from "./chain.js";
 
 /** Commands that change nothing; anyone who can reach us may use them. */
 const READ_ONLY: ReadonlySet<CommandName> = new Set(["help", "list", "status", "agents"]);
@@ -111,4 +112,12 @@ export class Identification {
     const { rooms } = this.options;
     return jid !== undefined && rooms.roomJids().some((room) => rooms.occupants(room).some((o) => o.realJid === jid));
   }
+}
+
+/** The identifying stage: the context goes on with the sender's standing, unless it may not ask what it asks. */
+export function identified(identification: Identification): Stage<ReadContext, IdentifiedContext> {
+  return async (ctx, next) => {
+    const standing = await identification.run(ctx);
+    if (standing) await next(standing);
+  };
 }

@@ -1,9 +1,10 @@
 /**
  * Every inbound stanza, through one pipeline: dispatch (presence to the rooms, a room's
- * history and what waits for it to the catch-up), then for each message admit, read,
- * identify and route, in that order, inside one error boundary. A room message is taken in
- * once, and noted as taken when its handling ends, however it ends. A 1:1 message our server
- * kept for us while we were away waits, once admitted, until we are back (./sent-while-away.ts).
+ * history and what waits for it to the catch-up), then for each message one chain of stages
+ * (./chain.ts), each handing on to the next: admit, wait until we are back (a 1:1 message our
+ * server kept for us while we were away, ./sent-while-away.ts), limit, read, identify and
+ * route, inside one error boundary. A room message is taken in once, and noted as taken when
+ * its handling ends, however it ends (./admit.ts). This file only composes them.
  */
 import type { Logger } from "pino";
 import type { AgentChooser } from "../agent-choice/agent-chooser.js";
@@ -15,14 +16,15 @@ import type { OperationsMetrics } from "../ops/metrics.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
 import { AVAILABLE_COMMANDS } from "../commands/registry.js";
-import { Admission } from "./admit.js";
-import { sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
+import { Admission, admitted, withinLimits, type Taking } from "./admit.js";
+import { Chain, type Progress } from "./chain.js";
+import type { Arrival, ReplyOutlet, Taken } from "./context.js";
 import { ErrorBoundary } from "./error-boundary.js";
 import { HeardOnce } from "./heard-once.js";
-import { Identification } from "./identify.js";
-import { readMessage, type ReadOptions } from "./read.js";
-import { routeMessage, type RouteOptions } from "./route.js";
-import type { UntilBack } from "./sent-while-away.js";
+import { Identification, identified } from "./identify.js";
+import { reading, type ReadOptions } from "./read.js";
+import { routed, type RouteOptions } from "./route.js";
+import { whenBack, type UntilBack } from "./sent-while-away.js";
 import type { InboundStage } from "../ops/inbound-stages.js";
 
 /** Everything the stages need, given once by the entry (src/coordinator/coordinator.ts). */
@@ -56,11 +58,8 @@ export interface LiveHold {
 export class InboundPipeline {
   private readonly boundary: ErrorBoundary;
   private readonly heardOnce: HeardOnce;
-  private readonly admission: Admission;
-  private readonly identification: Identification;
-  private readonly reading: ReadOptions;
-  private readonly routing: RouteOptions;
-  private readonly untilBack: Pick<UntilBack, "wait">;
+  /** Admit, wait until back, limit, read, identify, route: each stage hands on to the next (./chain.ts). */
+  private readonly walk: (taking: Taking, progress: Progress<InboundStage>) => Promise<void>;
   private hold: LiveHold | undefined;
 
   constructor(private readonly options: PipelineOptions) {
@@ -69,12 +68,19 @@ export class InboundPipeline {
     const refused = metrics.refused.bind(metrics);
     this.boundary = new ErrorBoundary({ log, count: (stage) => metrics.inboundError(stage) });
     this.heardOnce = new HeardOnce(options.heard, log, options.readonlyStore);
-    this.untilBack = options.untilBack ?? { wait: () => Promise.resolve(true) };
-    this.admission = new Admission({ ...options, heardOnce: this.heardOnce, limits: config.limits, refused });
-    this.identification = new Identification({ ...config, primaryRoom, rooms, chooser, refused, log, now });
-    this.reading = { primaryRoom, ownNick: (room) => (room === undefined ? config.nick : (rooms.nickIn(room) ?? config.nick)), sessions, chooser, log };
+    const admission = new Admission({ ...options, heardOnce: this.heardOnce, limits: config.limits, refused });
+    const identification = new Identification({ ...config, primaryRoom, rooms, chooser, refused, log, now });
+    const readOptions: ReadOptions = { primaryRoom, ownNick: (room) => (room === undefined ? config.nick : (rooms.nickIn(room) ?? config.nick)), sessions, chooser, log };
     const commands = { nick: config.nick, room: config.room, maxStanzaBytes: config.limits.maxStanzaBytes, sessions, chooser, identities: () => rooms.identities(config.room), available: AVAILABLE_COMMANDS, refused };
-    this.routing = { sessions, carry: { sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
+    const routing: RouteOptions = { sessions, carry: { sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
+    this.walk = Chain.of<InboundStage, Taking>()
+      .then("admit", admitted(admission, this.heardOnce))
+      .then("admit", whenBack(options.untilBack ?? { wait: () => Promise.resolve(true) }, log))
+      .then("admit", withinLimits(admission))
+      .then("read", reading(readOptions))
+      .then("identify", identified(identification))
+      .then("route", routed(routing))
+      .end();
   }
 
   /** Registers what holds live room messages back (catch-up/catch-up.ts registers itself when it is made). */
@@ -99,42 +105,17 @@ export class InboundPipeline {
   }
 
   /**
-   * One inbound message, live or given back by a room's history at our join (`stamp`).
-   * Resolves once it is handled, with what became of it; never rejects.
+   * One inbound message, live or given back by a room's history at our join (`stamp`), down
+   * the chain. Resolves once it is handled, with what became of it; never rejects.
    */
   async take(arrival: Arrival): Promise<Taken> {
-    let stage: InboundStage = "admit";
-    let ctx: InboundContext | undefined;
-    let taken: Taken = "taken";
+    // Not input unless admitted: a message that fails before then was not taken in.
+    const taking: Taking = { arrival, taken: "ignored" };
+    const progress: Progress<InboundStage> = { stage: "admit" };
     await this.boundary.run(
-      () => ({ stage, stanza: arrival.stanza, line: arrival.line }),
-      async () => {
-        const entry = this.admission.enter(arrival);
-        if (typeof entry === "string") {
-          taken = entry;
-          return;
-        }
-        ctx = entry;
-        try {
-          if (sentWhileAway(entry) !== undefined && !(await this.untilBack.wait())) {
-            // Counted in the one line said when we are back, or when we stop (src/coordinator/coordinator.ts).
-            this.options.log.debug({ from: entry.sender.label, id: arrival.stanza.attrs.id }, "1:1 message sent while we were away not answered: too many wait, or we are stopping");
-            return;
-          }
-          if (!(await this.admission.limit(entry))) return;
-          stage = "read";
-          const read = readMessage(entry, this.reading);
-          stage = "identify";
-          const identified = await this.identification.run(read);
-          if (!identified) return;
-          stage = "route";
-          await routeMessage(identified, this.routing);
-        } finally {
-          if (entry.heard) this.heardOnce.doneWith(entry.heard);
-        }
-      },
+      () => ({ stage: progress.stage, stanza: arrival.stanza, line: arrival.line }),
+      () => this.walk(taking, progress),
     );
-    // A message that failed before it was admitted was not input.
-    return ctx === undefined && taken === "taken" ? "ignored" : taken;
+    return taking.taken;
   }
 }

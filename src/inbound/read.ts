@@ -15,6 +15,7 @@ import { participantOf } from "./sender.js";
 import type { SessionHost } from "../host/session-host.js";
 import { withReading, type InboundContext, type ReadContext } from "./context.js";
 import type { Reading } from "./reading.js";
+import type { Stage } from "./chain.js";
 
 /** What reading needs: the primary room, our nick, and the debates running. */
 export interface ReadOptions {
@@ -68,4 +69,9 @@ function readChat(ctx: InboundContext, options: ReadOptions): Reading {
   if ("unknown" in parsed) return { kind: "unknown", unknown: parsed.unknown };
   options.log.debug({ room, sender: ctx.sender.label, command: "command" in parsed ? parsed.command.name : parsed.misuse.name }, "command");
   return "misuse" in parsed ? { kind: "misuse", misuse: parsed.misuse } : { kind: "command", command: parsed.command };
+}
+
+/** The reading stage: the context goes on with what the message asks. */
+export function reading(options: ReadOptions): Stage<InboundContext, ReadContext> {
+  return (ctx, next) => next(readMessage(ctx, options));
 }

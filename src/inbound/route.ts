@@ -13,6 +13,7 @@ import { runCommand } from "../commands/registry.js";
 import type { SessionHost } from "../host/session-host.js";
 import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
 import { sentWhileAway, type IdentifiedContext } from "./context.js";
+import type { Stage } from "./chain.js";
 
 /** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
 export interface RouteOptions {
@@ -51,4 +52,9 @@ export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions
     case "chatter":
       return;
   }
+}
+
+/** The last stage: the message goes where it belongs (routeMessage); nothing follows it. */
+export function routed(options: RouteOptions): Stage<IdentifiedContext, never> {
+  return (ctx) => routeMessage(ctx, options);
 }
