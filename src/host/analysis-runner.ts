@@ -10,11 +10,12 @@
 import type { AnalysedModel } from "../analysis/worker-protocol.js";
 import { rememberSplits } from "../protocol/split-memo.js";
 import { sessionBaseIri } from "../base/vocab.js";
-import type { AnalysisOutcome, Effect, Input, SessionSettings } from "../session/types.js";
+import type { AnalysisOutcome, Effect, SessionSettings } from "../session/types.js";
 import { solutionRequestSplitKeys, type RenderContext } from "./outgoing.js";
 import type { JournalKeeper } from "./journal-keeper.js";
 import type { ModelService } from "./model-service.js";
 import type { SessionTable } from "./session-table.js";
+import type { Steps } from "./stepper.js";
 
 /**
  * The formal model's JSON of sessions whose model the worker could not store (no store, or
@@ -50,8 +51,8 @@ export interface AnalysisRunnerOptions {
   table: SessionTable;
   keeper: JournalKeeper;
   formalTexts: FormalTexts;
-  /** Applies an input to the core (SessionHost.apply). */
-  apply: (input: Input) => void;
+  /** Where the analysis's answer goes to be stepped (host/stepper.ts). */
+  stepper: Steps;
 }
 
 /** Runs analyses in the model workers and hands their outcomes to the core. */
@@ -64,7 +65,7 @@ export class AnalysisRunner {
    * worker never counts against the validation timeout.
    */
   async run(effect: Extract<Effect, { kind: "analyse" }>): Promise<void> {
-    const { models, settings, render, table, keeper, apply } = this.options;
+    const { models, settings, render, table, keeper, stepper } = this.options;
     const base = sessionBaseIri(effect.sessionId);
     // Deferred: a worker may begin the job while the step that asked for it is still being
     // carried out, and inputs are applied one after another, never inside each other.
@@ -72,7 +73,7 @@ export class AnalysisRunner {
       queueMicrotask(() => {
         const session = table.get(effect.sessionId);
         if (session?.settings.validationClockStartsInWorker && session.phase === "validating" && session.analysingVersion === effect.version) {
-          apply({ kind: "analysis-started", sessionId: effect.sessionId, version: effect.version });
+          stepper.apply({ kind: "analysis-started", sessionId: effect.sessionId, version: effect.version });
         }
       });
     const answer = await models.analyse({
@@ -102,6 +103,6 @@ export class AnalysisRunner {
           },
         }
       : { ok: false, error: answer.error, timedOut: answer.timedOut === true };
-    apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
+    stepper.apply({ kind: "analysis", sessionId: effect.sessionId, version: effect.version, outcome });
   }
 }

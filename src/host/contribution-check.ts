@@ -53,3 +53,13 @@ export async function checkContribution(options: ContributionCheckOptions, sessi
       ? { ok: true, tripleCount: answer.check.tripleCount, counts: answer.check.counts }
       : { ok: false, message: answer.check.error.message, line: answer.check.error.line, column: answer.check.error.column, ...(answer.check.error.refused ? { refused: true as const } : {}) };
 }
+
+/** The check as an object the contribution intake is given (host/contribution-intake.ts): `checkContribution` with its options. */
+export class ContributionChecker {
+  constructor(private readonly options: ContributionCheckOptions) {}
+
+  /** Checks a text in a model worker; `keep`: it is what the core will be given. */
+  check(sessionId: string, from: Participant, turtle: string, keep: boolean): Promise<ContributionCheck> {
+    return checkContribution(this.options, sessionId, from, turtle, keep);
+  }
+}

@@ -15,13 +15,15 @@ import type { PartNumber } from "../protocol/part-number.js";
 import { sessionBaseIri } from "../base/vocab.js";
 import { sameAgent } from "../session/identity.js";
 import { sessionWording } from "../session/report.js";
-import type { ContributionCheck, Input, Participant } from "../session/types.js";
+import type { ContributionCheck, Participant } from "../session/types.js";
 import { ContributionAssembler, joinParts, type PartOutcome, type PartRefusal, type PartsLimits, type PendingSummary } from "./contribution-parts.js";
 import type { Heard } from "./heard.js";
 import { KeyedSequence } from "../base/keyed-sequence.js";
 import type { Outbox } from "./outbox.js";
 import type { SessionQueries } from "./queries.js";
 import type { SessionTable } from "./session-table.js";
+import type { Steps } from "./stepper.js";
+import type { ContributionChecker } from "./contribution-check.js";
 
 /** What the core is told about input for a session it does not know (it answers "no such session"). */
 const UNKNOWN_SESSION: ContributionCheck = { ok: false, message: "unknown session", line: null, column: null };
@@ -40,12 +42,12 @@ export interface ContributionIntakeOptions {
   /** Bounds on contributions in parts. */
   limits: PartsLimits;
   /** Checks a text in a model worker; `keep`: it is what the core will be given (host/contribution-check.ts). */
-  check: (sessionId: string, from: Participant, turtle: string, keep: boolean) => Promise<ContributionCheck>;
+  checker: Pick<ContributionChecker, "check">;
   queries: SessionQueries;
   outbox: Outbox;
   log: Logger;
-  /** Applies an input to the core (SessionHost.apply). */
-  apply: (input: Input, heard?: Heard) => void;
+  /** Where the complete contribution goes to be stepped (host/stepper.ts). */
+  stepper: Steps;
   /** Told of each part refused at the edge (the operations metrics count them). */
   onPartRefused?: (reason: PartRefusal) => void;
 }
@@ -63,14 +65,14 @@ export class ContributionIntake {
 
   /** A Turtle contribution: checked off the event loop first, then handed to the core. */
   async contribute(sessionId: string, from: Participant, turtle: string, heard?: Heard): Promise<void> {
-    const { queries, table, apply } = this.options;
+    const { queries, table, stepper } = this.options;
     if (queries.answeredFromArchive(sessionId, from, (s, now) => sessionWording.contributionTooLate(s, true, now))) return;
     if (!table.get(sessionId)) {
       // The core answers "no such session"; no need to parse anything.
-      apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION }, heard);
+      stepper.apply({ kind: "contribution", sessionId, from, turtle, check: UNKNOWN_SESSION }, heard);
       return;
     }
-    apply({ kind: "contribution", sessionId, from, turtle, check: await this.options.check(sessionId, from, turtle, true) }, heard);
+    stepper.apply({ kind: "contribution", sessionId, from, turtle, check: await this.options.checker.check(sessionId, from, turtle, true) }, heard);
   }
 
   /** One part of a contribution sent in parts; parts of one sender and session are taken in arrival order. */
@@ -95,7 +97,7 @@ export class ContributionIntake {
   }
 
   private async takePart(key: SeriesKey, from: Participant, part: PartNumber, turtle: string, heard: Heard | undefined): Promise<void> {
-    const { log, apply, check } = this.options;
+    const { log, stepper, checker } = this.options;
     const { sessionId } = key;
     const label = `${part.k}/${part.n}`;
     if (!this.openForParts(sessionId)) {
@@ -109,14 +111,14 @@ export class ContributionIntake {
       return;
     }
     // A series of one part is the contribution itself: its text is kept as it is checked.
-    const partCheck = await check(sessionId, from, turtle, part.n === 1);
+    const partCheck = await checker.check(sessionId, from, turtle, part.n === 1);
     if (!this.openForParts(sessionId)) {
       log.debug({ sessionId, agent: from.nick, part: label }, "contribution part arrived as the model closed; dropped");
       return;
     }
     if (!partCheck.ok) {
       this.parts.refuse(key, from, part.n);
-      apply({ kind: "contribution", sessionId, from, turtle, check: partCheck, parts: { n: part.n, refusedPart: part.k } }, heard);
+      stepper.apply({ kind: "contribution", sessionId, from, turtle, check: partCheck, parts: { n: part.n, refusedPart: part.k } }, heard);
       return;
     }
     const outcome = this.parts.offer(key, from, part, turtle);
@@ -127,8 +129,8 @@ export class ContributionIntake {
     this.onPartOutcome(key, from, part, outcome);
     if (outcome.kind !== "complete") return;
     const union = outcome.parts.length === 1 ? (outcome.parts[0] ?? "") : joinParts(outcome.parts, sessionBaseIri(sessionId));
-    const unionCheck = outcome.parts.length === 1 ? partCheck : await check(sessionId, from, union, true);
-    apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } }, heard);
+    const unionCheck = outcome.parts.length === 1 ? partCheck : await checker.check(sessionId, from, union, true);
+    stepper.apply({ kind: "contribution", sessionId, from, turtle: union, check: unionCheck, parts: { n: part.n } }, heard);
   }
 
   private onPartOutcome(key: SeriesKey, from: Participant, part: PartNumber, outcome: PartOutcome<Participant>): void {
@@ -173,7 +175,7 @@ export class ContributionIntake {
     if (this.options.queries.answeredFromArchive(sessionId, from, sessionWording.partsTooLate)) return;
     const session = this.options.table.get(sessionId);
     // The core answers "no such session" (and logs nothing).
-    if (!session) this.options.apply({ kind: "contribution", sessionId, from, turtle: "", check: UNKNOWN_SESSION });
+    if (!session) this.options.stepper.apply({ kind: "contribution", sessionId, from, turtle: "", check: UNKNOWN_SESSION });
     else this.options.outbox.tell(sessionId, from, sessionWording.partsTooLate(session));
   }
 

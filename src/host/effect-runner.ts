@@ -27,10 +27,10 @@ export interface EffectRunnerOptions {
   /** Where the step's stanzas are queued, in order. */
   outbox: Outbox;
   deadlines: Deadlines;
-  /** Starts model work the step asked for; its answer comes back as a later input. */
-  analyse: (effect: Extract<Effect, { kind: "analyse" }>) => void;
-  /** A session completed: it is archived, or forgotten in time (JournalKeeper.finished). */
-  finished: (sessionId: string) => void;
+  /** Starts model work the step asked for; its answer comes back as a later input (host/analysis-runner.ts). */
+  analyses: { run(effect: Extract<Effect, { kind: "analyse" }>): unknown };
+  /** A session completed: it is archived, or forgotten in time (host/journal-keeper.ts). */
+  keeper: { finished(sessionId: string): void };
 }
 
 /** Turns a step's effects into sends, timers and work, in the order the core gave them. */
@@ -58,10 +58,10 @@ export class EffectRunner {
           deadlines.cancel(effect.sessionId);
           break;
         case "analyse":
-          this.options.analyse(effect);
+          void this.options.analyses.run(effect);
           break;
         case "finished":
-          this.options.finished(effect.sessionId);
+          this.options.keeper.finished(effect.sessionId);
           break;
         case "log":
           log[effect.level](effect.data, effect.msg);

@@ -12,13 +12,14 @@ import type { Logger } from "pino";
 import type { Verification } from "../formal/index.js";
 import { claimedPlanOf, unfinishedCheck, verdictWithoutSimulation } from "../session/plan-check.js";
 import { sessionWording } from "../session/report.js";
-import type { Input, Participant, SolutionBody } from "../session/types.js";
+import type { Participant, SolutionBody } from "../session/types.js";
 import type { Heard } from "./heard.js";
 import { KeyedSequence } from "../base/keyed-sequence.js";
 import type { FormalTexts } from "./analysis-runner.js";
 import type { ModelService } from "./model-service.js";
 import type { SessionQueries } from "./queries.js";
 import type { SessionTable } from "./session-table.js";
+import type { Steps } from "./stepper.js";
 
 /** What proposal intake works with. */
 export interface ProposalIntakeOptions {
@@ -27,8 +28,8 @@ export interface ProposalIntakeOptions {
   formalTexts: FormalTexts;
   queries: SessionQueries;
   log: Logger;
-  /** Applies an input to the core (SessionHost.apply). */
-  apply: (input: Input, heard?: Heard) => void;
+  /** Where the proposal goes to be stepped (host/stepper.ts). */
+  stepper: Steps;
 }
 
 /** Takes proposals in, checks their plans, and hands them to the core in arrival order. */
@@ -43,11 +44,11 @@ export class ProposalIntake {
    * session's earlier proposals. Resolves once this one is handed over.
    */
   propose(sessionId: string, from: Participant, solution: SolutionBody, heard?: Heard): Promise<void> {
-    const { queries, apply, log } = this.options;
+    const { queries, stepper, log } = this.options;
     if (queries.answeredFromArchive(sessionId, from, sessionWording.proposalTooLate)) return Promise.resolve();
     const check = this.planCheck(sessionId, solution);
     const hand = (verification: Verification | undefined): void =>
-      apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) }, heard);
+      stepper.apply({ kind: "proposal", sessionId, from, solution, ...(verification ? { verification } : {}) }, heard);
     // Nothing to wait for: handed over at once, as every proposal was before plans were checked here.
     if (!this.inOrder.busy(sessionId) && !(check instanceof Promise)) {
       hand(check);

@@ -3,16 +3,17 @@
  * core (`stepSession`, one session at a time) and carries out the effects it returns:
  * messages, deadlines, and model work in the worker. Nothing else changes a session.
  *
- * A thin facade: each reason to change lives in its own module under shell/host/ — the
- * journal (journal.ts, the interface a store implements, and journal-keeper.ts), the outbox
- * and the effect runner, contribution and proposal intake, the analysis in the model worker,
- * the status and list queries, the stream of steps. This class holds them together and keeps
- * the one rule none of them can: every input is journaled, stepped, carried out and emitted,
- * in that order, one at a time.
+ * A thin facade: each reason to change lives in its own module under host/ — the journal
+ * (journal.ts, the interface a store implements, and journal-keeper.ts), the outbox and the
+ * effect runner, contribution and proposal intake, the analysis in the model worker, the
+ * status and list queries, the stream of steps, and the stepper (stepper.ts), which keeps the
+ * one rule none of the others can: every input is journaled, stepped, carried out and
+ * emitted, in that order, one at a time. Each part is given the parts it needs when it is
+ * made; none calls back into this class.
  */
 import type { Logger } from "pino";
 import { newSessionId } from "../session/session-id.js";
-import { analysisRequest, stepSession } from "../session/step.js";
+import { analysisRequest } from "../session/step.js";
 import type { Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
 import type { StoredEvent } from "./journal-records.js";
 import { partsLimits, type PartRefusal, type PartsLimits } from "./contribution-parts.js";
@@ -21,7 +22,7 @@ import { DeadlineTimers } from "./deadline-timers.js";
 import type { RenderContext } from "./outgoing.js";
 import type { Heard } from "./heard.js";
 import { AnalysisRunner, FormalTexts } from "./analysis-runner.js";
-import { checkContribution } from "./contribution-check.js";
+import { ContributionChecker } from "./contribution-check.js";
 import { ContributionIntake } from "./contribution-intake.js";
 import { EffectRunner } from "./effect-runner.js";
 import type { SessionJournal } from "./journal.js";
@@ -33,6 +34,7 @@ import { SessionQueries } from "./queries.js";
 import { SessionTable } from "./session-table.js";
 import { startInputOf, startRefusal, type SessionPlan } from "./session-start.js";
 import { StepListeners, type SessionStepListener } from "./step-listeners.js";
+import { Stepper } from "./stepper.js";
 
 // The host's parts, for importers that know the host only (the web view, metrics, tests, bench).
 export type { ArchivedSummary, SessionJournal } from "./journal.js";
@@ -70,13 +72,13 @@ export interface SessionHostOptions {
   onPartRefused?: (reason: PartRefusal) => void;
 }
 
-/** The host: the modules under shell/host/, composed; see the module comment. */
+/** The host: the modules under host/, composed; see the module comment. */
 export class SessionHost {
   private readonly table = new SessionTable();
   private readonly timers: DeadlineTimers;
   private readonly keeper: JournalKeeper;
   private readonly outbox: Outbox;
-  private readonly runner: EffectRunner;
+  private readonly stepper: Stepper;
   private readonly analyses: AnalysisRunner;
   /** The formal model's JSON the worker could not store, for plan checks (analysis-runner.ts). */
   private readonly formalTexts = new FormalTexts();
@@ -86,34 +88,28 @@ export class SessionHost {
   private readonly proposals: ProposalIntake;
 
   constructor(private readonly options: SessionHostOptions) {
-    const { log, render, settings, models } = options;
-    const apply = (input: Input, heard?: Heard): void => this.apply(input, heard);
-    this.timers = new DeadlineTimers(options.now, (sessionId, at) => this.apply(this.deadlineInput(sessionId, at)));
+    const { log, render, settings, models, now } = options;
     this.keeper = new JournalKeeper(options.journal, this.table, log);
-    this.outbox = new Outbox(options.outlet, this.keeper, log, render.room);
     this.steps = new StepListeners(log);
-    this.analyses = new AnalysisRunner({ models, settings, render, table: this.table, keeper: this.keeper, formalTexts: this.formalTexts, apply });
-    this.runner = new EffectRunner({
-      render,
-      log,
-      outbox: this.outbox,
-      deadlines: this.timers,
-      analyse: (effect) => void this.analyses.run(effect),
-      finished: (sessionId) => this.keeper.finished(sessionId),
-    });
-    this.queries = new SessionQueries({ table: this.table, keeper: this.keeper, outbox: this.outbox, log, now: options.now });
-    const checkOptions = { models, settings, render, log, adopt: this.keeper.blobAdopter };
-    this.contributions = new ContributionIntake({
+    const stepper = (this.stepper = new Stepper({ table: this.table, keeper: this.keeper, formalTexts: this.formalTexts, steps: this.steps, log, now, ...(options.deadlineRoom ? { deadlineRoom: options.deadlineRoom } : {}) }));
+    this.timers = new DeadlineTimers(now, (sessionId, at) => stepper.deadlineFired(sessionId, at));
+    this.outbox = new Outbox(options.outlet, this.keeper, log, render.room);
+    this.analyses = new AnalysisRunner({ models, settings, render, table: this.table, keeper: this.keeper, formalTexts: this.formalTexts, stepper });
+    stepper.carryOutWith(new EffectRunner({ render, log, outbox: this.outbox, deadlines: this.timers, analyses: this.analyses, keeper: this.keeper }));
+    this.queries = new SessionQueries({ table: this.table, keeper: this.keeper, outbox: this.outbox, log, now });
+    const contributions = (this.contributions = new ContributionIntake({
       table: this.table,
       limits: options.parts ?? partsLimits(settings.maxTriplesPerContribution, 224 * 1024),
-      check: (sessionId, from, turtle, keep) => checkContribution(checkOptions, sessionId, from, turtle, keep),
+      checker: new ContributionChecker({ models, settings, render, log, adopt: this.keeper.blobAdopter }),
       queries: this.queries,
       outbox: this.outbox,
       log,
-      apply,
-      onPartRefused: (reason: PartRefusal) => this.options.onPartRefused?.(reason),
-    });
-    this.proposals = new ProposalIntake({ table: this.table, models, formalTexts: this.formalTexts, queries: this.queries, log, apply });
+      stepper,
+      ...(options.onPartRefused ? { onPartRefused: options.onPartRefused } : {}),
+    }));
+    // After each step, parts of a contribution to a session that no longer takes them are dropped (and their senders told).
+    this.steps.add(({ input }) => contributions.dropClosedParts(input.sessionId));
+    this.proposals = new ProposalIntake({ table: this.table, models, formalTexts: this.formalTexts, queries: this.queries, log, stepper });
   }
 
   /** Hears every step from now on; returns the function that stops it. */
@@ -143,13 +139,6 @@ export class SessionHost {
     const sessionId = newSessionId(this.options.random ?? Math.random, (id) => this.table.get(id) !== undefined || this.keeper.knows(id));
     this.apply(startInputOf(sessionId, problem, by, this.options.settings, plan), heard);
     return { ok: true, sessionId };
-  }
-
-  /** A deadline as an input; a debate's carries the room as it is now, to fall back on. */
-  private deadlineInput(sessionId: string, at: number): Input {
-    const session = this.table.get(sessionId);
-    const room = session ? this.options.deadlineRoom?.(session) : undefined;
-    return { kind: "deadline", sessionId, at, ...(room ? { room } : {}) };
   }
 
   /** Sessions still choosing their agents (debate, clarification or approval). */
@@ -263,55 +252,8 @@ export class SessionHost {
     await this.outbox.drained();
   }
 
-  /**
-   * Records the input, steps the core and carries out the effects. Never throws.
-   *
-   * The clock is read once: the instant logged is the instant the core sees and the
-   * messages carry, so a replay of the log computes the same deadlines and the same bytes.
-   */
+  /** The one way in: records the input, steps the core and carries out the effects (host/stepper.ts). Never throws. */
   apply(input: Input, heard?: Heard): void {
-    try {
-      // What the room said while we were away counts when the room stamped it (host/heard.ts).
-      const at = heard?.caughtUp ? heard.at : this.options.now();
-      // An input for a session that does not exist changes nothing; it is answered but not
-      // logged, so nobody can grow the log with made-up session ids.
-      const before = this.table.get(input.sessionId);
-      const logged = input.kind === "start" || before !== undefined ? this.keeper.append(input, at, heard) : undefined;
-      // In place: the record is this host's own, and copying it per input grows with the live sessions.
-      const { session: after, effects } = stepSession(before, input, at);
-      if (after !== undefined) this.table.put(after);
-      // A completed session checks no more plans.
-      if (after?.phase === "complete") this.formalTexts.forget(input.sessionId);
-      const carryOut = (eventSeq: number | undefined): void => {
-        this.runner.carryOut(input.sessionId, effects, at, eventSeq);
-        this.steps.emit({ at, input, before, after, effects });
-        this.contributions.dropClosedParts(input.sessionId);
-      };
-      if (!(logged instanceof Promise)) {
-        carryOut(logged);
-        return;
-      }
-      // A journal across a network (PostgreSQL): the next input is stepped at once, on the
-      // state this one left, but nothing this step asks for — no message, no deadline, no
-      // model work, no archive — happens before the input is durable. Appends resolve in
-      // call order, so effects run in input order. When the write fails, the effects are
-      // dropped: the store has told its owner, which gives the room up (src/fleet/), and
-      // whoever takes the room next replays the log and catches up on the message again.
-      logged.then(
-        (eventSeq) => this.guarded(input, () => carryOut(eventSeq)),
-        (err: unknown) => this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "the input could not be made durable; what it asked for is not done"),
-      );
-    } catch (err) {
-      this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to apply a session input");
-    }
-  }
-
-  /** Runs `fn`, logging what it throws: the effects of a durable input never reject into nowhere. */
-  private guarded(input: Input, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      this.options.log.error({ err, input: input.kind, sessionId: input.sessionId }, "failed to carry out a session input's effects");
-    }
+    this.stepper.apply(input, heard);
   }
 }

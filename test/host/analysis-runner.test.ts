@@ -50,7 +50,7 @@ function runnerWith(answer: AnalyseAnswer) {
       }),
     verify: () => Promise.reject(new Error("unused")),
   };
-  const runner = new AnalysisRunner({ models, settings: settings(), render: RENDER, table, keeper: new JournalKeeper(journal, table, silent), formalTexts, apply: (input) => void applied.push(input) });
+  const runner = new AnalysisRunner({ models, settings: settings(), render: RENDER, table, keeper: new JournalKeeper(journal, table, silent), formalTexts, stepper: { apply: (input) => void applied.push(input) } });
   return { runner, driver, applied, journal, formalTexts, begin: () => begin?.(), finish: () => finish?.() };
 }
 

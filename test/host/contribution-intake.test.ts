@@ -32,11 +32,11 @@ function intakeWith() {
   const intake = new ContributionIntake({
     table,
     limits: partsLimits(100, 224 * 1024),
-    check: (_sessionId, _from, turtle) => new Promise((settle) => checks.push({ turtle, settle })),
+    checker: { check: (_sessionId, _from, turtle) => new Promise((settle) => checks.push({ turtle, settle })) },
     queries,
     outbox,
     log: silent,
-    apply: (input) => void applied.push(input),
+    stepper: { apply: (input) => void applied.push(input) },
   });
   return { table, intake, applied, checks, outbox, sent };
 }

@@ -36,8 +36,8 @@ function runnerWith(journal: ArrayJournal) {
     log: silent,
     outbox,
     deadlines: { schedule: (id, at) => order.push(`schedule ${id} ${at - NOW}`), cancel: (id) => order.push(`cancel ${id}`) },
-    analyse: (effect) => order.push(`analyse ${effect.sessionId} v${effect.version}`),
-    finished: (id) => order.push(`finished ${id}`),
+    analyses: { run: (effect) => order.push(`analyse ${effect.sessionId} v${effect.version}`) },
+    keeper: { finished: (id) => order.push(`finished ${id}`) },
   });
   return { runner, outbox, sent, order };
 }

@@ -38,7 +38,7 @@ function intakeWith() {
   };
   const formalTexts = new FormalTexts();
   const applied: Array<Extract<Input, { kind: "proposal" }>> = [];
-  const intake = new ProposalIntake({ table, models, formalTexts, queries, log: silent, apply: (input) => void (input.kind === "proposal" && applied.push(input)) });
+  const intake = new ProposalIntake({ table, models, formalTexts, queries, log: silent, stepper: { apply: (input) => void (input.kind === "proposal" && applied.push(input)) } });
   return { table, intake, checks, applied, formalTexts };
 }
 
