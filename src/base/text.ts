@@ -65,7 +65,9 @@ export function seconds(ms: number): string {
     const [min, sec] = [Math.floor(whole / 60), whole % 60];
     return sec === 0 ? u(min, "min") : `${u(min, "min")}${NBSP}${u(sec, "s")}`;
   }
-  const minutes = Math.round(whole / 60);
+  // Rounded once, from the milliseconds: rounding the already rounded seconds again would
+  // turn 1 h 1 min 29.5 s into "1 h 2 min", half a minute further off than it need be.
+  const minutes = Math.round(ms / 60_000);
   const [h, min] = [Math.floor(minutes / 60), minutes % 60];
   return min === 0 ? u(h, "h") : `${u(h, "h")}${NBSP}${u(min, "min")}`;
 }

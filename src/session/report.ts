@@ -379,7 +379,9 @@ export function sessionDetail(s: Session, now: number): string {
     for (const f of v.outcome.analysis.findings.slice(0, 50)) lines.push(`    ${findingLine(s, f)}`);
   }
   for (const p of rankedProposals(s)) {
-    lines.push(`- proposal from ${p.agent}: ${p.solution.success ? "success" : "failure"}: ${clip(p.solution.message ?? "", 200)}`);
+    // The agent's own claim, named as one (the checked verdict is in the summary above), then its words quoted.
+    const words = p.solution.message ? `: ${quoted(p.solution.message, 200)}` : "";
+    lines.push(`- proposal from ${p.agent} (claims ${p.solution.success ? "success" : "failure"})${words}`);
   }
   return lines.join("\n");
 }

@@ -217,7 +217,7 @@ describe("MFR sessions over a real room", () => {
     const detail = await human.waitForMessage((m) => m.from === `${logRoom}/Coordinator` && (m.body ?? "").includes("Detail:"), 10_000);
     expect(detail.body).toContain(`Session ${sessionId} solved`);
     expect(detail.body).toMatch(/- validation round 1: /);
-    expect(detail.body).toMatch(/- proposal from modeler: success/);
+    expect(detail.body).toMatch(/- proposal from modeler \(claims success\)/);
     const summary = human.messages.find((m) => m.from === `${room}/Coordinator` && (m.body ?? "").startsWith(`[MFR] Session ${sessionId} solved`));
     expect(summary?.body).not.toContain("Detail:");
   });

@@ -59,6 +59,8 @@ describe("seconds: ms under a second, tenths only under ten seconds, whole secon
     expect(say(125_000)).toBe("2 min 5 s");
     expect(say(3_600_000)).toBe("1 h");
     expect(say(4_830_000)).toBe("1 h 21 min");
+    // Rounded once: 5 h 1 min 29.5 s is nearer 5 h 1 min (a property run once found "5 h 2 min").
+    expect(say(18_089_500)).toBe("5 h 1 min");
   });
 
   it("keeps a number with its unit: a no-break space, never a plain one, so a client never wraps between them", () => {
