@@ -153,7 +153,8 @@ export class Coordinator {
     const identity = { category: "client", type: "bot", name: config.nick };
     answerDiscoveryAndPing(this.connection, identity, LINGUE_FEATURES);
     if (this.directLine) answerDiscoveryAndPing(this.directLine.xmpp, identity, LINGUE_FEATURES);
-    followTheConnection({ connection: this.connection, rooms: this.rooms, catchUp: this.catchUp, pipeline: this.pipeline, metrics: this.metrics });
+    followTheConnection({ connection: this.connection, rooms: this.rooms, catchUp: this.catchUp, metrics: this.metrics });
+    this.pipeline.listenTo(this.connection);
     followTheRooms({ rooms: this.rooms, ourRooms: this.ourRooms, log, catchUp: this.catchUp, absences: this.absences, chooser: this.chooser, sessions: this.sessions });
     this.catchUp.waitForRooms();
     // Start the model workers now, so the first contributions do not wait for them to load the shapes.

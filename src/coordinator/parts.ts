@@ -64,12 +64,8 @@ export function sessionHostOf({ config, log, now, store, connection, models, cho
     maxLiveSessions: config.limits.maxLiveSessions,
     maxLiveSessionsPerPerson: config.limits.maxLiveSessionsPerPerson,
     models,
-    outlet: {
-      send: async (stanza, options) => {
-        await connection.send(stanza, options);
-      },
-      settled: () => connection.settled(),
-    },
+    // The room connection itself: what a step sends goes straight to it.
+    outlet: connection,
     log,
     now,
     ...(store ? { journal: store } : {}),

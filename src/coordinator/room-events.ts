@@ -1,6 +1,7 @@
 /**
  * What the room connection and the rooms tell, to whom it concerns: the connection's comings
- * and goings to the rooms, the catch-up and the metrics, its stanzas to the pipeline; how a room tells people apart to the identity
+ * and goings to the rooms, the catch-up and the metrics (its stanzas go to the pipeline,
+ * which listens itself); how a room tells people apart to the identity
  * notes, joins and histories to the catch-up, what a room says of keeping agents' protocol
  * messages to the absences, and who comes and goes in the primary room to
  * the chooser. A chosen agent that leaves before it is asked is dropped or replaced, never
@@ -12,7 +13,6 @@ import type { SessionHost } from "../host/session-host.js";
 import type { Logger } from "pino";
 import type { Rooms } from "../xmpp/rooms.js";
 import type { XmppConnection } from "../xmpp/connection.js";
-import type { InboundPipeline } from "../inbound/pipeline.js";
 import type { OperationsMetrics } from "../ops/metrics.js";
 import type { Absences } from "../catch-up/absences.js";
 import { IdentityNotes } from "../catch-up/identity-notes.js";
@@ -52,15 +52,13 @@ export interface ConnectionListeners {
   connection: XmppConnection;
   rooms: Pick<Rooms, "rejoinAll" | "markDisconnected">;
   catchUp: Pick<RoomCatchUp, "disconnected">;
-  pipeline: Pick<InboundPipeline, "dispatch">;
   metrics: Pick<OperationsMetrics, "connectionOnline">;
 }
 
-/** Online: every room is joined again; offline: the rooms and the catch-up know; every stanza goes to the pipeline. */
-export function followTheConnection({ connection, rooms, catchUp, pipeline, metrics }: ConnectionListeners): void {
+/** Online: every room is joined again; offline: the rooms and the catch-up know. */
+export function followTheConnection({ connection, rooms, catchUp, metrics }: ConnectionListeners): void {
   connection.on("online", () => void rooms.rejoinAll());
   connection.on("online", () => metrics.connectionOnline());
   connection.on("offline", () => rooms.markDisconnected());
   connection.on("offline", () => catchUp.disconnected());
-  connection.on("stanza", (stanza) => pipeline.dispatch(stanza));
 }

@@ -22,7 +22,7 @@ export interface Outlet {
    * Sends one stanza to the server; called in order, one at a time. `sized`: the stanza is
    * known to be within the stanza limit, so it need not be measured (serialized) again.
    */
-  send(stanza: Element, options?: { sized?: boolean }): Promise<void>;
+  send(stanza: Element, options?: { sized?: boolean }): Promise<unknown>;
   /**
    * Resolves once the server has taken in what was sent so far. Awaited after each bulk
    * stanza (a model part), so the model is not piled into the socket megabytes ahead and

@@ -84,8 +84,10 @@ export class SessionHost {
   private readonly formalTexts = new FormalTexts();
   private readonly steps: StepListeners;
   private readonly queries: SessionQueries;
-  private readonly contributions: ContributionIntake;
-  private readonly proposals: ProposalIntake;
+  /** Contributions, whole or in parts, checked and handed to the stepper (the inbound path hands them here directly). */
+  readonly contributions: ContributionIntake;
+  /** Proposals, their plans checked, handed to the stepper in arrival order. */
+  readonly proposals: ProposalIntake;
 
   constructor(private readonly options: SessionHostOptions) {
     const { log, render, settings, models, now } = options;

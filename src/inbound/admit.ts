@@ -18,9 +18,9 @@ import { OnceAcrossLines } from "../xmpp/direct-line.js";
 import { classifyMessage } from "../xmpp/inbound.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
-import { inboundContext, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
+import { inboundContext, sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
 import type { HeardOnce } from "./heard-once.js";
-import { KeptOnce } from "./sent-while-away.js";
+import { KeptOnce, type UntilBack } from "./sent-while-away.js";
 import type { OurRooms } from "../config/our-rooms.js";
 import type { Stage } from "./chain.js";
 
@@ -37,6 +37,8 @@ export interface AdmitOptions {
   ourRooms: Pick<OurRooms, "isProtocolRoom">;
   refused: (reason: RefusalReason) => void;
   outlet: ReplyOutlet;
+  /** Until when 1:1 messages kept for us while we were away wait (./sent-while-away.ts); by default they never wait. */
+  untilBack?: Pick<UntilBack, "wait">;
   log: Logger;
   now: () => number;
 }
@@ -50,7 +52,10 @@ export class Admission {
   /** 1:1 messages our server kept for us while we were away: each taken in once, none too old. */
   private readonly keptOnce = new KeptOnce();
 
+  private readonly waitUntilBack: Pick<UntilBack, "wait">;
+
   constructor(private readonly options: AdmitOptions) {
+    this.waitUntilBack = options.untilBack ?? { wait: () => Promise.resolve(true) };
     this.flood = new FloodGuard(options.limits.messagesPerMinute);
     this.caughtUpFlood = new FloodGuard(options.limits.messagesPerMinute);
   }
@@ -104,6 +109,17 @@ export class Admission {
     return inboundContext({ stanza, line, message, decoded, heard, sender: senderOf(message, rooms) }, this.options.outlet);
   }
 
+  /**
+   * Whether a 1:1 message our server kept for us while we were away may go on: it waits until
+   * we are back (the rooms caught up on); false when it cannot wait (too many wait, or we are
+   * stopping), counted in the one line said when we are back or stop. Others go on at once.
+   */
+  async untilBack(ctx: InboundContext): Promise<boolean> {
+    if (sentWhileAway(ctx) === undefined || (await this.waitUntilBack.wait())) return true;
+    this.options.log.debug({ from: ctx.sender.label, id: ctx.stanza.attrs.id }, "1:1 message sent while we were away not answered: too many wait, or we are stopping");
+    return false;
+  }
+
   /** Rate and size limits, applied before anything is parsed further; then where protocol may be spoken. False: refused. */
   async limit(ctx: InboundContext): Promise<boolean> {
     const { log, limits, refused } = this.options;
@@ -145,8 +161,9 @@ export interface Taking {
 }
 
 /**
- * The first stage: a message that is input goes on with its context, and a room message is
- * noted as handled once the rest of the chain is done with it, however that ends.
+ * The admitting stage: a message that is input goes on with its context once it may (a 1:1
+ * message our server kept for us waits until we are back) and is within the limits; a room
+ * message is noted as handled once the rest of the chain is done with it, however that ends.
  */
 export function admitted(admission: Admission, heardOnce: HeardOnce): Stage<Taking, InboundContext> {
   return async (taking, next) => {
@@ -154,16 +171,9 @@ export function admitted(admission: Admission, heardOnce: HeardOnce): Stage<Taki
     taking.taken = typeof entry === "string" ? entry : "taken";
     if (typeof entry === "string") return;
     try {
-      await next(entry);
+      if ((await admission.untilBack(entry)) && (await admission.limit(entry))) await next(entry);
     } finally {
       if (entry.heard) heardOnce.doneWith(entry.heard);
     }
-  };
-}
-
-/** The rate, size and protocol-room limits (`Admission.limit`): a message over one goes no further. */
-export function withinLimits(admission: Admission): Stage<InboundContext, InboundContext> {
-  return async (ctx, next) => {
-    if (await admission.limit(ctx)) await next(ctx);
   };
 }

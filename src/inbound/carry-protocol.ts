@@ -9,13 +9,15 @@ import { wording } from "./wording.js";
 import { proposalFits } from "../protocol/outbound.js";
 import { readPartNumber } from "../protocol/part-number.js";
 import type { RefusalReason } from "../ops/refusals.js";
-import type { SessionHost } from "../host/session-host.js";
+import type { ContributionIntake } from "../host/contribution-intake.js";
+import type { ProposalIntake } from "../host/proposal-intake.js";
 import type { IdentifiedContext } from "./context.js";
 import type { ProtocolReading } from "./reading.js";
 
 /** What carrying protocol messages needs: the host, the stanza limit proposals must fit, and where refusals are counted. */
 export interface CarryOptions {
-  sessions: Pick<SessionHost, "contribute" | "contributePart" | "propose">;
+  /** Where contributions and proposals go in (the host's intakes, host/contribution-intake.ts and host/proposal-intake.ts). */
+  intake: { contributions: Pick<ContributionIntake, "contribute" | "contributePart">; proposals: Pick<ProposalIntake, "propose"> };
   maxStanzaBytes: number;
   refused: (reason: RefusalReason) => void;
   log: Logger;
@@ -23,7 +25,7 @@ export interface CarryOptions {
 
 /** Hands one protocol message to the host; resolves when the next message may follow. */
 export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolReading, options: CarryOptions): Promise<void> {
-  const { sessions, refused, log } = options;
+  const { intake, refused, log } = options;
   const from = ctx.standing.participant;
   const sender = ctx.sender.label;
   if (protocol.mode === "contribution") {
@@ -34,7 +36,7 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
       return;
     }
     if (modelPart === undefined) {
-      await sessions.contribute(sessionId, from, content, ctx.heard);
+      await intake.contributions.contribute(sessionId, from, content, ctx.heard);
       return;
     }
     // One part of a contribution too large for one stanza: assembled at the edge (host/contribution-parts.ts).
@@ -45,7 +47,7 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
       await ctx.replyPrivately(wording.badModelPart(sessionId, modelPart, part.error));
       return;
     }
-    await sessions.contributePart(sessionId, from, part.part, content, ctx.heard);
+    await intake.contributions.contributePart(sessionId, from, part.part, content, ctx.heard);
     return;
   }
   if (protocol.mode === "other") return;
@@ -70,6 +72,6 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
   }
   // Not awaited live: the plan check runs in a model worker, and other stanzas need not
   // wait for it. Caught up: the next message waits, since it may come after a deadline.
-  const proposed = sessions.propose(m.sessionId, from, m.solution, ctx.heard);
+  const proposed = intake.proposals.propose(m.sessionId, from, m.solution, ctx.heard);
   if (ctx.heard?.caughtUp) await proposed;
 }

@@ -1,9 +1,9 @@
 /**
  * Every inbound stanza, through one pipeline: dispatch (presence to the rooms, a room's
  * history and what waits for it to the catch-up), then for each message one chain of stages
- * (./chain.ts), each handing on to the next: admit, wait until we are back (a 1:1 message our
- * server kept for us while we were away, ./sent-while-away.ts), limit, read, identify and
- * route, inside one error boundary. A room message is taken in once, and noted as taken when
+ * (./chain.ts), each handing on to the next: admit (which holds a 1:1 message our server kept
+ * for us while we were away until we are back, ./sent-while-away.ts, and applies the limits),
+ * read, identify and route, inside one error boundary. A room message is taken in once, and noted as taken when
  * its handling ends, however it ends (./admit.ts). This file only composes them.
  */
 import type { Logger } from "pino";
@@ -14,9 +14,10 @@ import type { Config } from "../config/schema.js";
 import type { OurRooms } from "../config/our-rooms.js";
 import type { OperationsMetrics } from "../ops/metrics.js";
 import type { Rooms } from "../xmpp/rooms.js";
+import type { XmppConnection } from "../xmpp/connection.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
 import { AVAILABLE_COMMANDS } from "../commands/registry.js";
-import { Admission, admitted, withinLimits, type Taking } from "./admit.js";
+import { Admission, admitted, type Taking } from "./admit.js";
 import { Chain, type Progress } from "./chain.js";
 import type { Arrival, ReplyOutlet, Taken } from "./context.js";
 import { ErrorBoundary } from "./error-boundary.js";
@@ -24,7 +25,7 @@ import { HeardOnce } from "./heard-once.js";
 import { Identification, identified } from "./identify.js";
 import { reading, type ReadOptions } from "./read.js";
 import { routed, type RouteOptions } from "./route.js";
-import { whenBack, type UntilBack } from "./sent-while-away.js";
+import type { UntilBack } from "./sent-while-away.js";
 import type { InboundStage } from "../ops/inbound-stages.js";
 
 /** Everything the stages need, given once by the entry (src/coordinator/coordinator.ts). */
@@ -58,7 +59,7 @@ export interface LiveHold {
 export class InboundPipeline {
   private readonly boundary: ErrorBoundary;
   private readonly heardOnce: HeardOnce;
-  /** Admit, wait until back, limit, read, identify, route: each stage hands on to the next (./chain.ts). */
+  /** Admit, read, identify, route: each stage hands on to the next (./chain.ts). */
   private readonly walk: (taking: Taking, progress: Progress<InboundStage>) => Promise<void>;
   private hold: LiveHold | undefined;
 
@@ -72,15 +73,18 @@ export class InboundPipeline {
     const identification = new Identification({ ...config, primaryRoom, rooms, chooser, refused, log, now });
     const readOptions: ReadOptions = { primaryRoom, ownNick: (room) => (room === undefined ? config.nick : (rooms.nickIn(room) ?? config.nick)), sessions, chooser, log };
     const commands = { nick: config.nick, room: config.room, maxStanzaBytes: config.limits.maxStanzaBytes, sessions, chooser, identities: () => rooms.identities(config.room), available: AVAILABLE_COMMANDS, refused };
-    const routing: RouteOptions = { sessions, carry: { sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
+    const routing: RouteOptions = { sessions, carry: { intake: sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
     this.walk = Chain.of<InboundStage, Taking>()
       .then("admit", admitted(admission, this.heardOnce))
-      .then("admit", whenBack(options.untilBack ?? { wait: () => Promise.resolve(true) }, log))
-      .then("admit", withinLimits(admission))
       .then("read", reading(readOptions))
       .then("identify", identified(identification))
       .then("route", routed(routing))
       .end();
+  }
+
+  /** Takes every stanza of the room connection from now on (the entry asks it to at start). */
+  listenTo(connection: Pick<XmppConnection, "on">): void {
+    connection.on("stanza", (stanza) => this.dispatch(stanza));
   }
 
   /** Registers what holds live room messages back (catch-up/catch-up.ts registers itself when it is made). */

@@ -14,9 +14,6 @@
 import { createHash } from "node:crypto";
 import { MAX_CATCH_UP_MS } from "../host/heard.js";
 import type { DirectMessage } from "../xmpp/inbound.js";
-import type { Stage } from "./chain.js";
-import { sentWhileAway, type InboundContext } from "./context.js";
-import type { Logger } from "pino";
 
 /** A 1:1 message kept for us longer than this is not answered: the same day that bounds what the rooms give back. */
 export const MAX_ANSWERED_LATE_MS = MAX_CATCH_UP_MS;
@@ -100,19 +97,4 @@ export class UntilBack {
     for (const resolve of waiting) resolve(go);
     return { waited: waiting.length, dropped };
   }
-}
-
-/**
- * A 1:1 message our server kept for us while we were away waits here until we are back (the
- * rooms caught up on); one that cannot wait (too many wait, or we are stopping) goes no
- * further, counted in the one line said when we are back or stop.
- */
-export function whenBack(untilBack: Pick<UntilBack, "wait">, log: Logger): Stage<InboundContext, InboundContext> {
-  return async (ctx, next) => {
-    if (sentWhileAway(ctx) !== undefined && !(await untilBack.wait())) {
-      log.debug({ from: ctx.sender.label, id: ctx.stanza.attrs.id }, "1:1 message sent while we were away not answered: too many wait, or we are stopping");
-      return;
-    }
-    await next(ctx);
-  };
 }

@@ -20,7 +20,8 @@ function routing() {
     listText: () => "No sessions.",
   };
   const commands = { nick: "Coordinator", room: "room@conference.localhost", maxStanzaBytes: 60_000, sessions, chooser: {}, identities: () => undefined, available: AVAILABLE_COMMANDS, refused: () => undefined } as unknown as CommandScope;
-  const options: RouteOptions = { sessions: sessions as never, carry: { sessions: sessions as never, maxStanzaBytes: 60_000, refused: () => undefined, log: keptLog().log }, commands, log: keptLog().log };
+  const intake = { contributions: { contribute: sessions.contribute, contributePart: sessions.contributePart }, proposals: { propose: sessions.propose } };
+  const options: RouteOptions = { sessions: sessions as never, carry: { intake: intake as never, maxStanzaBytes: 60_000, refused: () => undefined, log: keptLog().log }, commands, log: keptLog().log };
   return { options, calls };
 }
 
