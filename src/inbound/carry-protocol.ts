@@ -13,6 +13,7 @@ import type { ContributionIntake } from "../host/contribution-intake.js";
 import type { ProposalIntake } from "../host/proposal-intake.js";
 import type { IdentifiedContext } from "./context.js";
 import type { ProtocolReading } from "./reading.js";
+import type { Stage } from "./chain.js";
 
 /** What carrying protocol messages needs: the host, the stanza limit proposals must fit, and where refusals are counted. */
 export interface CarryOptions {
@@ -74,4 +75,15 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
   // wait for it. Caught up: the next message waits, since it may come after a deadline.
   const proposed = intake.proposals.propose(m.sessionId, from, m.solution, ctx.heard);
   if (ctx.heard?.caughtUp) await proposed;
+}
+
+/**
+ * The stage after identifying: a protocol message is carried to the host's intakes here, and
+ * goes no further; every other message goes on to routing (./route.ts).
+ */
+export function carried(options: CarryOptions): Stage<IdentifiedContext, IdentifiedContext> {
+  return async (ctx, next) => {
+    if (ctx.reading.kind === "protocol") await carryProtocol(ctx, ctx.reading.protocol, options);
+    else await next(ctx);
+  };
 }

@@ -3,7 +3,8 @@
  * history and what waits for it to the catch-up), then for each message one chain of stages
  * (./chain.ts), each handing on to the next: admit (which holds a 1:1 message our server kept
  * for us while we were away until we are back, ./sent-while-away.ts, and applies the limits),
- * read, identify and route, inside one error boundary. A room message is taken in once, and noted as taken when
+ * read, identify, carry (a protocol message to the host's intakes) and route (the rest),
+ * inside one error boundary. A room message is taken in once, and noted as taken when
  * its handling ends, however it ends (./admit.ts). This file only composes them.
  */
 import type { Logger } from "pino";
@@ -25,6 +26,7 @@ import { HeardOnce } from "./heard-once.js";
 import { Identification, identified } from "./identify.js";
 import { reading, type ReadOptions } from "./read.js";
 import { routed, type RouteOptions } from "./route.js";
+import { carried, type CarryOptions } from "./carry-protocol.js";
 import type { UntilBack } from "./sent-while-away.js";
 import type { InboundStage } from "../ops/inbound-stages.js";
 
@@ -59,7 +61,7 @@ export interface LiveHold {
 export class InboundPipeline {
   private readonly boundary: ErrorBoundary;
   private readonly heardOnce: HeardOnce;
-  /** Admit, read, identify, route: each stage hands on to the next (./chain.ts). */
+  /** Admit, read, identify, carry protocol, route: each stage hands on to the next (./chain.ts). */
   private readonly walk: (taking: Taking, progress: Progress<InboundStage>) => Promise<void>;
   private hold: LiveHold | undefined;
 
@@ -73,11 +75,13 @@ export class InboundPipeline {
     const identification = new Identification({ ...config, primaryRoom, rooms, chooser, refused, log, now });
     const readOptions: ReadOptions = { primaryRoom, ownNick: (room) => (room === undefined ? config.nick : (rooms.nickIn(room) ?? config.nick)), sessions, chooser, log };
     const commands = { nick: config.nick, room: config.room, maxStanzaBytes: config.limits.maxStanzaBytes, sessions, chooser, identities: () => rooms.identities(config.room), available: AVAILABLE_COMMANDS, refused };
-    const routing: RouteOptions = { sessions, carry: { intake: sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log }, commands, log };
+    const carry: CarryOptions = { intake: sessions, maxStanzaBytes: config.limits.maxStanzaBytes, refused, log };
+    const routing: RouteOptions = { sessions, commands, log };
     this.walk = Chain.of<InboundStage, Taking>()
       .then("admit", admitted(admission, this.heardOnce))
       .then("read", reading(readOptions))
       .then("identify", identified(identification))
+      .then("route", carried(carry))
       .then("route", routed(routing))
       .end();
   }

@@ -1,6 +1,6 @@
 /**
- * The last stage: each message to where it goes. A protocol message to the session host; a
- * command to its handler in the registry; a command with wrong arguments to its usage; a
+ * The last stage: each message to where it goes. (A protocol message was carried to the
+ * host's intakes by the stage before, ./carry-protocol.ts.) A command to its handler in the registry; a command with wrong arguments to its usage; a
  * debate line to the session being debated; something said as a command that is none to
  * the answer naming the nearest command (addressed by nick in the room); chatter nowhere.
  * Of what a person sent 1:1 while we were away, only commands are answered: a word that is
@@ -11,14 +11,12 @@ import { wording } from "./wording.js";
 import type { CommandScope } from "../commands/command.js";
 import { runCommand } from "../commands/registry.js";
 import type { SessionHost } from "../host/session-host.js";
-import { carryProtocol, type CarryOptions } from "./carry-protocol.js";
 import { sentWhileAway, type IdentifiedContext } from "./context.js";
 import type { Stage } from "./chain.js";
 
 /** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
 export interface RouteOptions {
   sessions: Pick<SessionHost, "apply">;
-  carry: CarryOptions;
   commands: CommandScope;
   log: Logger;
 }
@@ -28,7 +26,9 @@ export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions
   const { reading } = ctx;
   switch (reading.kind) {
     case "protocol":
-      return carryProtocol(ctx, reading.protocol, options.carry);
+      // Carried by the stage before (./carry-protocol.ts); only reached if the chain is built without it.
+      options.log.warn({ sender: ctx.sender.label, mode: reading.payloadMode }, "a protocol message reached routing; it was not carried");
+      return;
     case "debate-line":
       options.log.debug({ sender: ctx.sender.label, sessionId: reading.input.sessionId, line: reading.input.line.kind }, "debate line");
       options.sessions.apply(reading.input, ctx.heard);

@@ -5,6 +5,7 @@ import { AVAILABLE_COMMANDS } from "../../src/commands/registry.js";
 import { withReading, withStanding, type InboundContext } from "../../src/inbound/context.js";
 import type { Reading } from "../../src/inbound/reading.js";
 import { routeMessage, type RouteOptions } from "../../src/inbound/route.js";
+import { carried, type CarryOptions } from "../../src/inbound/carry-protocol.js";
 import { contextOf, keptLog, keptOutlet, roomLine, roomsWith } from "./helpers.js";
 
 const rooms = roomsWith({ nick: "alice" });
@@ -21,8 +22,9 @@ function routing() {
   };
   const commands = { nick: "Coordinator", room: "room@conference.localhost", maxStanzaBytes: 60_000, sessions, chooser: {}, identities: () => undefined, available: AVAILABLE_COMMANDS, refused: () => undefined } as unknown as CommandScope;
   const intake = { contributions: { contribute: sessions.contribute, contributePart: sessions.contributePart }, proposals: { propose: sessions.propose } };
-  const options: RouteOptions = { sessions: sessions as never, carry: { intake: intake as never, maxStanzaBytes: 60_000, refused: () => undefined, log: keptLog().log }, commands, log: keptLog().log };
-  return { options, calls };
+  const options: RouteOptions = { sessions: sessions as never, commands, log: keptLog().log };
+  const carry: CarryOptions = { intake: intake as never, maxStanzaBytes: 60_000, refused: () => undefined, log: keptLog().log };
+  return { options, carry, calls };
 }
 
 function identified(ctx: InboundContext, reading: Reading) {
@@ -30,11 +32,15 @@ function identified(ctx: InboundContext, reading: Reading) {
 }
 
 describe("route", () => {
-  it("sends a protocol message to the session host", async () => {
-    const { options, calls } = routing();
-    const ctx = contextOf(roomLine("alice", "x"), rooms, keptOutlet());
-    await routeMessage(identified(ctx, { kind: "protocol", payloadMode: "m", protocol: { mode: "contribution", sessionId: "s1", modelPart: undefined, content: "<a> <b> <c> ." }, evidence: "contribution" }), options);
+  it("carries a protocol message to the host's intakes and no further, and hands anything else on to routing", async () => {
+    const { carry, calls } = routing();
+    const handedOn: string[] = [];
+    const next = async (ctx: { reading: Reading }): Promise<void> => void handedOn.push(ctx.reading.kind);
+    const protocol = identified(contextOf(roomLine("alice", "x"), rooms, keptOutlet()), { kind: "protocol", payloadMode: "m", protocol: { mode: "contribution", sessionId: "s1", modelPart: undefined, content: "<a> <b> <c> ." }, evidence: "contribution" });
+    await carried(carry)(protocol, next);
+    await carried(carry)(identified(contextOf(roomLine("alice", "mfr-list"), rooms, keptOutlet()), { kind: "command", command: { name: "list" } }), next);
     expect(calls).toEqual(["contribute s1"]);
+    expect(handedOn).toEqual(["command"]);
   });
 
   it("sends a command to its handler, and answers in the room it was said in", async () => {

@@ -1,7 +1,7 @@
 /**
  * One room unit's part of the shared PostgreSQL database, as the coordinator that owns the
  * unit's lease uses it (src/fleet/): the same store the SQLite file is to a single
- * coordinator (coordinator/coordinator-store.ts), with writes that cross a network.
+ * coordinator (host/coordinator-store.ts), with writes that cross a network.
  *
  * How it stays both synchronous for the host and safe:
  *  - Reads come from memory, loaded once when the room is taken over (`open`): the live
