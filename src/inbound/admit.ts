@@ -18,6 +18,7 @@ import { OnceAcrossLines } from "../xmpp/direct-line.js";
 import { classifyMessage } from "../xmpp/inbound.js";
 import type { Rooms } from "../xmpp/rooms.js";
 import { splitJid, type Element } from "../xmpp/stanza.js";
+import { receivedBytesOf } from "../xmpp/received-size.js";
 import { inboundContext, sentWhileAway, type Arrival, type InboundContext, type ReplyOutlet, type Taken } from "./context.js";
 import type { HeardOnce } from "./heard-once.js";
 import { KeptOnce, type UntilBack } from "./sent-while-away.js";
@@ -132,7 +133,8 @@ export class Admission {
       if (rate === "throttled-first") await ctx.replyPrivately(wording.throttled());
       return false;
     }
-    const bytes = Buffer.byteLength(ctx.stanza.toString(), "utf8");
+    // As received, where it was read off a stream: serialising a large stanza again only to count it stalled the main thread.
+    const bytes = receivedBytesOf(ctx.stanza) ?? Buffer.byteLength(ctx.stanza.toString(), "utf8");
     if (bytes > limits.maxInboundBytes) {
       refused("too-large");
       log.warn({ sender: ctx.sender.label, bytes, limit: limits.maxInboundBytes }, "message over the inbound size limit");

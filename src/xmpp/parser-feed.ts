@@ -1,18 +1,20 @@
 /**
  * What reaches the XML parser of a connection: the socket's bytes, decoded as one UTF-8
  * stream, cut into whole stanzas (stanza-splitter.ts says why the parser needs them whole),
- * less the stanzas the owner says it will not read.
+ * less the stanzas the owner says it will not read; each stanza parsed carries the size of
+ * its text (received-size.ts).
  *
  * Decoding with one decoder keeps a character whose UTF-8 bytes straddle two chunks whole
  * (a `toString` per chunk would mangle it).
  */
 import { StringDecoder } from "node:string_decoder";
 import { StanzaSplitter } from "./stanza-splitter.js";
+import { noteReceivedBytes } from "./received-size.js";
 
 /** The part of @xmpp/connection this module hooks: its socket data handler and parser. */
 interface ConnectionInternals {
   _onData(data: Buffer): void;
-  parser: { write(data: string): void } | null;
+  parser: { write(data: string): void; prependListener?(event: "element", listener: (element: object) => void): void } | null;
 }
 
 export interface ParserFeedOptions {
@@ -40,10 +42,21 @@ export function feedParserWholeStanzas(client: object, options: ParserFeedOption
       // A new stream (after authentication, or a reconnect): what was held was for the old one.
       const current = connection.parser;
       parser = current;
+      // First of the parser's listeners, so the size is on the stanza before anyone reads it.
+      let writing: number | undefined;
+      current?.prependListener?.("element", (element) => {
+        if (writing !== undefined) noteReceivedBytes(element, writing);
+      });
       splitter = new StanzaSplitter({
         passThrough: (text) => current?.write(text),
         stanza: (text) => {
-          if (drop?.(text) !== true) current?.write(text);
+          if (drop?.(text) === true) return;
+          writing = Buffer.byteLength(text, "utf8");
+          try {
+            current?.write(text);
+          } finally {
+            writing = undefined;
+          }
         },
       });
       decoder = new StringDecoder("utf8");

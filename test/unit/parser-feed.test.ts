@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { xml } from "@xmpp/client";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
+import { receivedBytesOf } from "../../src/xmpp/received-size.js";
 
 type Element = ReturnType<typeof xml>;
 
@@ -40,6 +41,24 @@ function cut(bytes: Buffer, offsets: number[]): Buffer[] {
 }
 
 describe("feeding the XML parser whole stanzas", () => {
+  it("gives each parsed stanza the UTF-8 size of the text it came in, before any other listener sees it", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamArb, cutsArb, async ({ header, stanzas }, offsets) => {
+        const texts = stanzas.map((s) => s.toString());
+        const bytes = Buffer.from(header + texts.join("\n"), "utf8");
+        const { Parser } = (await import("@xmpp/xml")) as unknown as { Parser: new () => { write(s: string): void; on(e: string, f: (el: Element) => void): void } };
+        const parser = new Parser();
+        const sizes: Array<number | undefined> = [];
+        parser.on("element", (el) => sizes.push(receivedBytesOf(el)));
+        const connection = { parser, _onData: (data: Buffer) => parser.write(data.toString("utf8")) };
+        feedParserWholeStanzas(connection);
+        for (const chunk of cut(bytes, offsets)) connection._onData(chunk);
+        expect(sizes).toEqual(texts.map((text) => Buffer.byteLength(text, "utf8")));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("yields the same stanzas as one write of the whole stream, however the socket cuts it (even inside a UTF-8 character)", async () => {
     await fc.assert(
       fc.asyncProperty(streamArb, cutsArb, async ({ header, stanzas }, offsets) => {
