@@ -35,6 +35,8 @@ Commands:
                   of the build that sent it; exit 1 on a mismatch only (give it the profile the
                   coordinator runs with: its rooms and stanza limit; --verbose: every stanza
                   worded otherwise, and which builds logged each session's inputs)
+  fleet           list the instances on the shared database: the rooms each owns, since when
+                  (its last takeover), the time its lease has left, and the rooms nobody owns
   solver          run the reference solver agent: a peer that answers SolutionRequests with
                   plans found by bounded planning (give it its own --profile and --secrets)
   solver --pddl DOMAIN PROBLEM
@@ -397,6 +399,15 @@ async function main(): Promise<void> {
       } finally {
         store.close();
       }
+      return;
+    }
+    case "fleet": {
+      const url = databaseUrlOrExit(args.flags);
+      if (url === undefined) fail("fleet lists the instances on a shared database: configure one (env MFR_DATABASE_URL; profile mfr:database)", EXIT_USAGE);
+      const { fleetReport } = await import("./programs/fleet-report.js");
+      const reader = await openDatabaseOrExit(url, "fleet");
+      const listing = await readDatabaseOrExit(reader, () => reader.leases());
+      process.stdout.write(`${fleetReport(listing).join("\n")}\n`);
       return;
     }
     case "demo": {

@@ -478,3 +478,33 @@ describe("backup of the shared PostgreSQL store", () => {
     expect(locatePostgresPrograms(["pg_dump", "pg_restore"], { PATH: join(lib, "15", "bin") }, lib)).toEqual({ pg_dump: dump15, pg_restore: restore15 });
   });
 });
+
+describe("fleet on the shared database", () => {
+  it("lists each instance's rooms with their epochs and leases, and the rooms nobody owns, by the database's clock", async () => {
+    const { url, pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    await leases.claim(ROOM_A, "host-1", 60_000);
+    await leases.claim(ROOM_B, "host-2", 60_000);
+    const lapsed = (await leases.claim("room-c@conference.localhost", "host-1", 60_000))!;
+    await leases.release("room-c@conference.localhost", "host-1", lapsed.epoch);
+    const run = await runCli(["fleet"], { MFR_DATABASE_URL: url });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^fleet: 3 rooms, 2 instances holding a lease \(database time \d\d:\d\d:\d\d UTC\)$/);
+    expect(lines.slice(1)).toEqual([
+      "instance host-1: 1 room",
+      expect.stringMatching(new RegExp(`^  ${ROOM_A.replace(/\./g, "\\.")}  epoch 1, owned for .+ \\(taken over at \\d\\d:\\d\\d:\\d\\d\\), lease runs out in (59|1\u00a0min)`)),
+      "instance host-2: 1 room",
+      expect.stringMatching(new RegExp(`^  ${ROOM_B.replace(/\./g, "\\.")}  epoch 1, owned for`)),
+      "no owner now: 1 room",
+      expect.stringMatching(/^ {2}room-c@conference\.localhost {2}epoch 1, last owner host-1, lease ran out .+ ago$/),
+    ]);
+    expect(run.stdout).not.toContain(passwordOf(url));
+  });
+
+  it("without a shared database says so, exit 2", async () => {
+    const run = await runCli(["fleet"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("fleet lists the instances on a shared database");
+  });
+});

@@ -19,7 +19,7 @@ import type { Artefact, StoredEvent } from "../../host/journal-records.js";
 import { checkSchema, SchemaMismatchError, SchemaTooNewError } from "./migrations.js";
 import { PgRoomReader } from "./pg-room-reader.js";
 import { openPool, withConnection } from "./pool.js";
-import type { Queryable } from "./room-lease.js";
+import { RoomLeases, type LeaseListing, type Queryable } from "./room-lease.js";
 
 /** The oldest schema this reader reads: journal_artefacts came with migration 3. */
 const READABLE_FROM_VERSION = 3;
@@ -152,6 +152,11 @@ export class PgStoreReader {
         await client.query("ROLLBACK").catch(() => undefined);
       }
     });
+  }
+
+  /** Every room's lease now (store/pg/room-lease.ts), for `mfr-coordinator fleet`. */
+  async leases(): Promise<LeaseListing> {
+    return new RoomLeases(this.pool).listing();
   }
 
   /** Ends the connections. Idempotent. */

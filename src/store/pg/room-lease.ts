@@ -44,6 +44,13 @@ export interface RoomLease {
   readonly expiresAt: Date;
 }
 
+/** Every room's lease as the database holds it now, for the operator's `fleet` listing. */
+export interface LeaseListing {
+  /** The database's clock when it was read: expiries are compared with this, not with the reader's clock. */
+  readonly at: Date;
+  readonly leases: ReadonlyArray<RoomLease & { readonly claimedAt: Date }>;
+}
+
 /** A write for a room was refused: `epoch` is no longer the room's current epoch (another instance claimed it since). */
 export class FencedOut extends Error {
   readonly code = "FENCED_OUT";
@@ -159,6 +166,13 @@ export class RoomLeases {
   }
 
   /** The room's lease as stored (running, expired or released), or undefined for a room never claimed. */
+  /** Every room's lease, by owner and room, with the database's clock: one read, no lock taken. */
+  async listing(): Promise<LeaseListing> {
+    const result = await this.db.query<LeaseRow & { claimed_at: Date; at: Date }>(`SELECT ${LEASE_COLUMNS}, claimed_at, now() AS at FROM room_leases ORDER BY owner, room`);
+    const at = result.rows[0]?.at ?? (await this.db.query<{ at: Date }>("SELECT now() AS at")).rows[0]!.at;
+    return { at, leases: result.rows.map((row) => ({ ...leaseOf(row), claimedAt: row.claimed_at })) };
+  }
+
   async current(room: string): Promise<RoomLease | undefined> {
     const result = await this.db.query<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM room_leases WHERE room = $1`, [room]);
     const row = result.rows[0];
