@@ -133,8 +133,12 @@ export class Admission {
       if (rate === "throttled-first") await ctx.replyPrivately(wording.throttled());
       return false;
     }
-    // As received, where it was read off a stream: serialising a large stanza again only to count it stalled the main thread.
-    const bytes = receivedBytesOf(ctx.stanza) ?? Buffer.byteLength(ctx.stanza.toString(), "utf8");
+    // Within the limit as received, it is within it: serialising a large stanza again only to
+    // count it stalled the main thread. Over it as received (or not read off a stream), it is
+    // measured as its sender measures it, written out: the server adds elements of its own and
+    // escapes more, so a part its sender sized to the limit comes in a little larger.
+    const received = receivedBytesOf(ctx.stanza);
+    const bytes = received !== undefined && received <= limits.maxInboundBytes ? received : Buffer.byteLength(ctx.stanza.toString(), "utf8");
     if (bytes > limits.maxInboundBytes) {
       refused("too-large");
       log.warn({ sender: ctx.sender.label, bytes, limit: limits.maxInboundBytes }, "message over the inbound size limit");

@@ -1,5 +1,6 @@
 /** The admitting stage: what is not input, and what is refused before anything is read. */
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
 import { Admission } from "../../src/inbound/admit.js";
 import type { InboundContext } from "../../src/inbound/context.js";
 import { HeardOnce } from "../../src/inbound/heard-once.js";
@@ -7,6 +8,7 @@ import type { RefusalReason } from "../../src/ops/refusals.js";
 import { LINGUE, Mode } from "../../src/base/vocab.js";
 import { MemoryHeardLog } from "../../src/host/heard.js";
 import { xml } from "../../src/xmpp/stanza.js";
+import { noteReceivedBytes } from "../../src/xmpp/received-size.js";
 import { keptLog, keptOutlet, PRIMARY, roomLine, roomsWith } from "./helpers.js";
 
 function admission(limits = { messagesPerMinute: 30, maxInboundBytes: 2000 }) {
@@ -57,6 +59,23 @@ describe("admit", () => {
     expect(outlet.said).toHaveLength(1);
     expect(outlet.said[0]).toMatchObject({ how: "privately", to: `${PRIMARY}/alice` });
     expect(outlet.said[0]?.text).toMatch(/^Your message of .* is over my limit of 200\sB and was not read\.$/);
+  });
+
+  it("judges the size as received when it is within the limit, without writing the stanza out, and as its sender would write it when it is over", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 4000 }), async (extra, received) => {
+        const { admit, refused } = admission({ messagesPerMinute: 1000, maxInboundBytes: 300 });
+        const stanza = roomLine("alice", "x".repeat(extra), [], `m-${extra}-${received}`);
+        const written = Buffer.byteLength(stanza.toString(), "utf8");
+        noteReceivedBytes(stanza, received);
+        const writeOut = vi.spyOn(stanza, "toString");
+        const ctx = admit.enter({ stanza, line: "room-connection" }) as InboundContext;
+        const admitted = await admit.limit(ctx);
+        expect(admitted).toBe(received <= 300 || written <= 300);
+        if (received <= 300) expect(writeOut).not.toHaveBeenCalled();
+        expect(refused.includes("too-large")).toBe(!admitted);
+      }),
+    );
   });
 
   it("throttles a flood: the first message over the limit is answered once, the rest are dropped silently", async () => {
