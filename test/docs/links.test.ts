@@ -193,7 +193,7 @@ describe("the documentation", () => {
   });
 
   it("names only npm scripts, CLI subcommands and programs that exist", () => {
-    expect(SUBCOMMANDS).toEqual(new Set(["help", "version", "check-config", "export", "import-pddl", "backup", "verify", "demo", "solver", "start"]));
+    expect(SUBCOMMANDS).toEqual(new Set(["help", "version", "check-config", "export", "import-pddl", "backup", "verify", "fleet", "demo", "solver", "start"]));
     const problems = files.flatMap((f) => unknownCommands(f, readFileSync(join(ROOT, f), "utf8")));
     expect(problems).toEqual([]);
   });
