@@ -165,7 +165,6 @@ export class RoomLeases {
     return (result.rowCount ?? 0) > 0;
   }
 
-  /** The room's lease as stored (running, expired or released), or undefined for a room never claimed. */
   /** Every room's lease, by owner and room, with the database's clock: one read, no lock taken. */
   async listing(): Promise<LeaseListing> {
     const result = await this.db.query<LeaseRow & { claimed_at: Date; at: Date }>(`SELECT ${LEASE_COLUMNS}, claimed_at, now() AS at FROM room_leases ORDER BY owner, room`);
@@ -173,6 +172,7 @@ export class RoomLeases {
     return { at, leases: result.rows.map((row) => ({ ...leaseOf(row), claimedAt: row.claimed_at })) };
   }
 
+  /** The room's lease as stored (running, expired or released), or undefined for a room never claimed. */
   async current(room: string): Promise<RoomLease | undefined> {
     const result = await this.db.query<LeaseRow>(`SELECT ${LEASE_COLUMNS} FROM room_leases WHERE room = $1`, [room]);
     const row = result.rows[0];
