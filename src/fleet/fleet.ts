@@ -360,7 +360,7 @@ export class Fleet {
         break;
       case "claim-failed":
         this.databaseReachable = false;
-        this.log.warn({ room: event.room, why: event.why }, "could not ask the shared database for a room's lease");
+        this.log.warn({ rooms: event.rooms.length, first: event.rooms[0], why: event.why }, "could not ask the shared database for the free rooms' leases");
         break;
       case "renewal-failed":
         if (event.why === "database unreachable") this.databaseReachable = false;

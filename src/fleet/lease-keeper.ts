@@ -33,14 +33,16 @@ export interface KeptLease {
 
 /**
  * The leases of the shared database as the keeper uses them; `RoomLeases` (src/store/pg/room-lease.ts)
- * is one. `claim` and `renew` resolve to undefined when refused (someone holds the room; the
- * lease expired or changed hands), and reject when the database could not be asked.
+ * is one. A claim and a renewal are each one statement for all the rooms they concern, so an
+ * instance's cost of standing still does not grow with its rooms: they resolve to the rooms
+ * that succeeded (a room missing was refused: someone holds it; the lease expired or changed
+ * hands), and reject when the database could not be asked.
  */
 export interface KeeperLeases {
-  /** Claims a free or expired room for `owner` for `leaseMs`; undefined when someone holds it. */
-  claim(room: string, owner: string, leaseMs: number): Promise<KeptLease | undefined>;
-  /** Extends the owner's running lease at `epoch` to `leaseMs` from now; undefined when refused. */
-  renew(room: string, owner: string, epoch: number, leaseMs: number): Promise<KeptLease | undefined>;
+  /** Claims up to `max` of `rooms` that are free or expired, in the order given, for `owner` for `leaseMs`. */
+  claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number): Promise<ReadonlyMap<string, KeptLease>>;
+  /** Extends each of the owner's running leases at its epoch to `leaseMs` from now. */
+  renewAll(owner: string, held: ReadonlyArray<{ room: string; epoch: number }>, leaseMs: number): Promise<ReadonlyMap<string, KeptLease>>;
   /** Ends the owner's lease at `epoch` now; true when it was still running. */
   release(room: string, owner: string, epoch: number): Promise<boolean>;
 }
@@ -69,7 +71,8 @@ export type LossReason =
 /** What the keeper did, for the log and the metrics. `at` is the keeper's monotonic clock. */
 export type LeaseKeeperEvent =
   | { readonly kind: "claimed"; readonly room: string; readonly owner: string; readonly epoch: number; readonly at: number }
-  | { readonly kind: "claim-failed"; readonly room: string; readonly owner: string; readonly why: string; readonly at: number }
+  /** The claim of `rooms` (one statement) could not reach the database. */
+  | { readonly kind: "claim-failed"; readonly rooms: readonly string[]; readonly owner: string; readonly why: string; readonly at: number }
   | {
       readonly kind: "renewal-failed";
       readonly room: string;
@@ -154,8 +157,9 @@ interface Held {
  * Keeps the leases of one instance (see the module comment). Construct, then `start()`;
  * `stop()` releases every room. `onOwned` and `onLost` come from the keeper's timers and
  * the leases' answers, never from within `start`, `holds` or `stop`; `fencedOut` calls
- * `onLost` before it returns. A room is renewed by one statement at a time: a renewal that
- * hangs is not doubled, and the room is lost at the deadline.
+ * `onLost` before it returns. Every renewal period sends one statement renewing the rooms
+ * held (a room whose renewal is still on its way is not in it: a renewal that hangs is not
+ * doubled, and the room is lost at the deadline) and one claiming free rooms.
  */
 export class LeaseKeeper {
   private readonly owner: string;
@@ -276,77 +280,86 @@ export class LeaseKeeper {
   private tick(): void {
     if (this.stopped) return;
     this.tickTimer = this.clock.setTimer(() => this.tick(), this.renewMs);
-    for (const [room, held] of this.held) {
-      if (!held.renewing) void this.renew(room, held);
-    }
+    const due = [...this.held].filter(([, held]) => !held.renewing);
+    if (due.length > 0) void this.renew(due);
     if (!this.claiming) void this.claimFree();
   }
 
-  private async renew(room: string, held: Held): Promise<void> {
-    held.renewing = true;
+  /** One statement renewing `due`; each room is then kept, or lost for its own reason. */
+  private async renew(due: ReadonlyArray<[string, Held]>): Promise<void> {
+    for (const [, held] of due) held.renewing = true;
     const sentAt = this.clock.now();
-    let outcome: { lease: KeptLease | undefined } | { error: unknown };
+    let outcome: { renewed: ReadonlyMap<string, KeptLease> } | { error: unknown };
     try {
-      outcome = { lease: await this.leases.renew(room, this.owner, held.epoch, this.leaseMs) };
+      outcome = { renewed: await this.leases.renewAll(this.owner, due.map(([room, held]) => ({ room, epoch: held.epoch })), this.leaseMs) };
     } catch (error) {
       outcome = { error };
     }
-    held.renewing = false;
-    // Lost meanwhile (the deadline, a fence, stop): an answer does not revive it.
-    if (this.stopped || this.held.get(room) !== held) return;
-    if (this.clock.now() >= held.deadline) {
-      this.lose(room, held, "lease ran out");
-      return;
+    for (const [room, held] of due) {
+      held.renewing = false;
+      // Lost meanwhile (the deadline, a fence, stop): an answer does not revive it.
+      if (this.stopped || this.held.get(room) !== held) continue;
+      if (this.clock.now() >= held.deadline) {
+        this.lose(room, held, "lease ran out");
+        continue;
+      }
+      if ("error" in outcome) {
+        const why: LossReason = isFencedOut(outcome.error) ? "fenced out" : "database unreachable";
+        this.emit({ kind: "renewal-failed", room, owner: this.owner, epoch: held.epoch, why, detail: messageOf(outcome.error), at: this.clock.now() });
+        this.lose(room, held, why);
+        continue;
+      }
+      if (outcome.renewed.get(room)?.epoch !== held.epoch) {
+        this.emit({ kind: "renewal-failed", room, owner: this.owner, epoch: held.epoch, why: "renewal refused", at: this.clock.now() });
+        this.lose(room, held, "renewal refused");
+        continue;
+      }
+      this.armDeadline(room, held, sentAt + this.leaseMs - this.marginMs);
     }
-    if ("error" in outcome) {
-      const why: LossReason = isFencedOut(outcome.error) ? "fenced out" : "database unreachable";
-      this.emit({ kind: "renewal-failed", room, owner: this.owner, epoch: held.epoch, why, detail: messageOf(outcome.error), at: this.clock.now() });
-      this.lose(room, held, why);
-      return;
-    }
-    if (outcome.lease?.epoch !== held.epoch) {
-      this.emit({ kind: "renewal-failed", room, owner: this.owner, epoch: held.epoch, why: "renewal refused", at: this.clock.now() });
-      this.lose(room, held, "renewal refused");
-      return;
-    }
-    this.armDeadline(room, held, sentAt + this.leaseMs - this.marginMs);
   }
 
   /**
-   * Claims free rooms in order, one at a time, while fewer than `maxRooms` are held. A claim
-   * unanswered by its deadline could no longer count (its answer is handed back), so the
-   * pass goes on without it then: a claim that hangs does not end the standby.
+   * Claims free rooms, in order, up to `maxRooms` held, in one statement. A claim unanswered
+   * by its deadline could no longer count (what it won is handed back when the answer comes),
+   * so the next period claims anew then: a claim that hangs does not end the standby.
    */
   private async claimFree(): Promise<void> {
+    const wanted = this.rooms.filter((room) => !this.held.has(room));
+    const room = this.maxRooms - this.held.size;
+    if (this.stopped || wanted.length === 0 || room <= 0) return;
     this.claiming = true;
+    let timer: unknown;
     try {
-      for (const room of this.rooms) {
-        if (this.stopped || this.held.size >= this.maxRooms) return;
-        if (this.held.has(room)) continue;
-        let timer: unknown;
-        await Promise.race([
-          this.claim(room),
-          new Promise<void>((resolve) => {
-            timer = this.clock.setTimer(resolve, this.leaseMs - this.marginMs);
-          }),
-        ]);
-        this.clock.clearTimer(timer);
-      }
+      await Promise.race([
+        this.claim(wanted, room),
+        new Promise<void>((resolve) => {
+          timer = this.clock.setTimer(resolve, this.leaseMs - this.marginMs);
+        }),
+      ]);
     } finally {
+      this.clock.clearTimer(timer);
       this.claiming = false;
     }
   }
 
-  private async claim(room: string): Promise<void> {
+  private async claim(wanted: readonly string[], max: number): Promise<void> {
     const sentAt = this.clock.now();
-    let lease: KeptLease | undefined;
+    let won: ReadonlyMap<string, KeptLease>;
     try {
-      lease = await this.leases.claim(room, this.owner, this.leaseMs);
+      won = await this.leases.claimAny(wanted, this.owner, this.leaseMs, max);
     } catch (error) {
-      if (!this.stopped) this.emit({ kind: "claim-failed", room, owner: this.owner, why: messageOf(error), at: this.clock.now() });
+      if (!this.stopped) this.emit({ kind: "claim-failed", rooms: wanted, owner: this.owner, why: messageOf(error), at: this.clock.now() });
       return;
     }
-    if (!lease) return; // someone holds it: try again next period
+    // In the order asked for, so `maxRooms` keeps the first ones when more came back than fit.
+    for (const room of wanted) {
+      const lease = won.get(room);
+      if (lease) this.took(room, lease, sentAt);
+    }
+  }
+
+  /** A claim won: the room counts as owned until `sentAt` + lease − margin, unless it came too late or is not wanted any more. */
+  private took(room: string, lease: KeptLease, sentAt: number): void {
     const deadline = sentAt + this.leaseMs - this.marginMs;
     if (this.stopped || this.clock.now() >= deadline || this.held.has(room) || this.held.size >= this.maxRooms) {
       // Won too late to count (or not wanted any more): hand it back at once.

@@ -29,12 +29,11 @@ export interface Behaviour {
 /** Executes and answers at once. */
 export const PROMPT: Behaviour = { execAfter: 0, answerAfter: 0 };
 
-/** One call the keeper made. */
+/** One statement the keeper sent: a claim or a renewal names every room it concerns, a release one. */
 export interface Call {
   readonly op: "claim" | "renew" | "release";
-  readonly room: string;
+  readonly rooms: readonly string[];
   readonly at: number;
-  readonly epoch?: number;
 }
 
 interface Timer {
@@ -95,9 +94,27 @@ export class FakeWorld {
       });
     };
     return {
-      claim: (room, who, ms) => send({ op: "claim", room, at: this.t }, () => this.claim(room, who, ms)),
-      renew: (room, who, epoch, ms) => send({ op: "renew", room, epoch, at: this.t }, () => this.renew(room, who, epoch, ms)),
-      release: (room, who, epoch) => send({ op: "release", room, epoch, at: this.t }, () => this.release(room, who, epoch)),
+      claimAny: (rooms, who, ms, max) =>
+        send({ op: "claim", rooms, at: this.t }, () => {
+          // As RoomLeases.claimAny: the first `max` free rooms, in the order given, in one statement.
+          const won = new Map<string, KeptLease>();
+          for (const room of rooms) {
+            if (won.size >= max) break;
+            const lease = this.claim(room, who, ms);
+            if (lease) won.set(room, lease);
+          }
+          return won;
+        }),
+      renewAll: (who, held, ms) =>
+        send({ op: "renew", rooms: held.map((h) => h.room), at: this.t }, () => {
+          const renewed = new Map<string, KeptLease>();
+          for (const { room, epoch } of held) {
+            const lease = this.renew(room, who, epoch, ms);
+            if (lease) renewed.set(room, lease);
+          }
+          return renewed;
+        }),
+      release: (room, who, epoch) => send({ op: "release", rooms: [room], at: this.t }, () => this.release(room, who, epoch)),
     };
   }
 

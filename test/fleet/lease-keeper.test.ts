@@ -48,10 +48,10 @@ function harness(rooms: readonly string[], options: Partial<LeaseKeeperOptions> 
 }
 
 const renewalsOf = (world: FakeWorld, room: string): number[] =>
-  world.calls.filter((call) => call.op === "renew" && call.room === room).map((call) => call.at);
+  world.calls.filter((call) => call.op === "renew" && call.rooms.includes(room)).map((call) => call.at);
 
 describe("claiming", () => {
-  it("claims free rooms in the order given, up to maxRooms, and never a room another instance holds", async () => {
+  it("claims free rooms in the order given, up to maxRooms, in one statement, and never a room another instance holds", async () => {
     const world = new FakeWorld();
     world.claim("b", "other", 60_000);
     const { keeper, log } = harness(["a", "b", "c", "d"], { maxRooms: 2 }, world);
@@ -61,7 +61,8 @@ describe("claiming", () => {
     await world.advance(100_000);
     expect(log).toEqual(["owned a@1 t=0", "owned c@1 t=0"]);
     expect(world.rows.get("b")).toMatchObject({ owner: "other", epoch: 1 });
-    expect(world.calls.filter((call) => call.op === "claim").map((call) => call.room)).toEqual(["a", "b", "c"]);
+    // One statement for every room not held; none once maxRooms are held.
+    expect(world.calls.filter((call) => call.op === "claim").map((call) => call.rooms)).toEqual([["a", "b", "c", "d"]]);
     expect([...keeper.owned()]).toEqual([
       ["a", 1],
       ["c", 1],
@@ -117,17 +118,24 @@ describe("renewing", () => {
     expect(events[2]).toMatchObject({ room: "a", owner: ME, epoch: 1, why: "renewal refused" });
   });
 
-  it("loses the room when a renewal cannot reach the database, or is fenced out", async () => {
+  it("loses every room of a renewal that cannot reach the database, or is fenced out", async () => {
     const { world, keeper, log, events } = harness(["a", "b"]);
-    world.plan = (call) => {
-      if (call.op !== "renew") return PROMPT;
-      if (call.room === "a") return { execAfter: undefined, answerAfter: 10, fail: new Error("connection terminated") };
-      return { execAfter: undefined, answerAfter: 10, fail: Object.assign(new Error("fenced"), { code: "FENCED_OUT" }) };
-    };
+    world.plan = (call) => (call.op === "renew" && call.at === 2000 ? { execAfter: undefined, answerAfter: 10, fail: new Error("connection terminated") } : PROMPT);
     keeper.start();
     await world.advance(2010);
-    expect(log).toEqual(["owned a@1 t=0", "owned b@1 t=0", "lost a (database unreachable) t=2010", "lost b (fenced out) t=2010"]);
-    expect(events.find((event) => event.kind === "renewal-failed")).toMatchObject({ room: "a", detail: "connection terminated" });
+    expect(log).toEqual(["owned a@1 t=0", "owned b@1 t=0", "lost a (database unreachable) t=2010", "lost b (database unreachable) t=2010"]);
+    expect(events.filter((event) => event.kind === "renewal-failed")).toMatchObject([
+      { room: "a", detail: "connection terminated" },
+      { room: "b", detail: "connection terminated" },
+    ]);
+    // One renewal statement for both rooms.
+    expect(world.calls.filter((call) => call.op === "renew")).toEqual([{ op: "renew", rooms: ["a", "b"], at: 2000 }]);
+
+    const fenced = harness(["a"]);
+    fenced.world.plan = (call) => (call.op === "renew" ? { execAfter: undefined, answerAfter: 10, fail: Object.assign(new Error("fenced"), { code: "FENCED_OUT" }) } : PROMPT);
+    fenced.keeper.start();
+    await fenced.world.advance(2010);
+    expect(fenced.log).toEqual(["owned a@1 t=0", "lost a (fenced out) t=2010"]);
   });
 
   it("loses the room at once when the caller's write was fenced out", async () => {

@@ -135,6 +135,68 @@ export class RoomLeases {
   }
 
   /**
+   * Claims, in one statement, up to `max` of `rooms` that are free (never claimed, or their
+   * lease expired or released) for `owner` for `leaseMs`, preferring them in the order given;
+   * each claimed room's epoch goes up by one. As `claim`, it never waits: a row that a write
+   * or renewal has locked at this moment is passed over (and tried at the next period).
+   * The rooms claimed, with their leases.
+   */
+  async claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number): Promise<Map<string, RoomLease>> {
+    checkLeaseMs(leaseMs);
+    if (rooms.length === 0 || max < 1) return new Map();
+    // `open` locks (SKIP LOCKED) only the expired rows no one else has locked; `chosen` is the
+    // first `max` of those and of the rooms without a row, in the order given. A room without a
+    // row that another instance inserts meanwhile is left to it (ON CONFLICT DO NOTHING, which
+    // waits for that insert's commit); rows are inserted in the order given, which every
+    // instance shares (the profile's), so two passes inserting at once never wait on each other in a ring.
+    const result = await this.db.query<LeaseRow>(
+      `WITH wanted AS (
+         SELECT w.room, w.position FROM unnest($1::text[]) WITH ORDINALITY AS w(room, position)
+       ), open AS (
+         SELECT lease.room FROM room_leases AS lease JOIN wanted ON wanted.room = lease.room
+         WHERE lease.expires_at <= now() FOR UPDATE OF lease SKIP LOCKED
+       ), unclaimed AS (
+         SELECT wanted.room FROM wanted WHERE NOT EXISTS (SELECT 1 FROM room_leases AS held WHERE held.room = wanted.room)
+       ), chosen AS (
+         SELECT wanted.room, wanted.position, (wanted.room IN (SELECT room FROM unclaimed)) AS fresh FROM wanted
+         WHERE wanted.room IN (SELECT room FROM open) OR wanted.room IN (SELECT room FROM unclaimed)
+         ORDER BY wanted.position LIMIT $4
+       ), fresh AS (
+         INSERT INTO room_leases AS lease (room, owner, epoch, expires_at)
+         SELECT chosen.room, $2, 1, now() + $3::double precision * interval '1 millisecond' FROM chosen WHERE chosen.fresh ORDER BY chosen.position
+         ON CONFLICT (room) DO NOTHING
+         RETURNING ${LEASE_COLUMNS}
+       ), taken AS (
+         UPDATE room_leases AS lease
+         SET owner = $2, epoch = lease.epoch + 1, expires_at = now() + $3::double precision * interval '1 millisecond', claimed_at = now()
+         FROM chosen WHERE lease.room = chosen.room AND NOT chosen.fresh
+         RETURNING ${LEASE_COLUMNS.split(", ").map((column) => `lease.${column}`).join(", ")}
+       )
+       SELECT * FROM fresh UNION ALL SELECT * FROM taken`,
+      [rooms, owner, leaseMs, max],
+    );
+    return new Map(result.rows.map((row) => [row.room, leaseOf(row)]));
+  }
+
+  /**
+   * Renews, in one statement, every lease in `held` that is still `owner`'s at its epoch and
+   * still running (as `renew`, each row on its own terms: one that expired or changed hands
+   * is not renewed, the others are). The rooms renewed, with their leases.
+   */
+  async renewAll(owner: string, held: ReadonlyArray<{ room: string; epoch: number }>, leaseMs: number): Promise<Map<string, RoomLease>> {
+    checkLeaseMs(leaseMs);
+    if (held.length === 0) return new Map();
+    const result = await this.db.query<LeaseRow>(
+      `UPDATE room_leases AS lease SET expires_at = now() + $4::double precision * interval '1 millisecond'
+       FROM unnest($1::text[], $2::bigint[]) AS held(room, epoch)
+       WHERE lease.room = held.room AND lease.epoch = held.epoch AND lease.owner = $3 AND lease.expires_at > now()
+       RETURNING lease.room, lease.owner, lease.epoch::text AS epoch, lease.expires_at`,
+      [held.map((h) => h.room), held.map((h) => String(h.epoch)), owner, leaseMs],
+    );
+    return new Map(result.rows.map((row) => [row.room, leaseOf(row)]));
+  }
+
+  /**
    * Extends the lease to `leaseMs` from now: succeeds only for the current owner at the
    * current epoch, and only before the lease has expired (an expired lease is not revived:
    * its owner claims again, under a new epoch). Undefined when it did not succeed.

@@ -61,8 +61,8 @@ function severable(leases: RoomLeases): KeeperLeases & { cut(): void } {
     cut: () => {
       cut = true;
     },
-    claim: (room, owner, ms) => (cut ? never : leases.claim(room, owner, ms)),
-    renew: (room, owner, epoch, ms) => (cut ? never : leases.renew(room, owner, epoch, ms)),
+    claimAny: (rooms, owner, ms, max) => (cut ? never : leases.claimAny(rooms, owner, ms, max)),
+    renewAll: (owner, held, ms) => (cut ? never : leases.renewAll(owner, held, ms)),
     release: (room, owner, epoch) => (cut ? never : leases.release(room, owner, epoch)),
   };
 }
@@ -92,8 +92,8 @@ function pausable(leases: RoomLeases) {
       ),
     );
   const wrapped: KeeperLeases = {
-    claim: (room, owner, ms) => held(leases.claim(room, owner, ms)),
-    renew: (room, owner, epoch, ms) => held(leases.renew(room, owner, epoch, ms)),
+    claimAny: (rooms, owner, ms, max) => held(leases.claimAny(rooms, owner, ms, max)),
+    renewAll: (owner, rows, ms) => held(leases.renewAll(owner, rows, ms)),
     release: (room, owner, epoch) => held(leases.release(room, owner, epoch)),
   };
   return {

@@ -286,3 +286,75 @@ describe("an owner stopped inside a write", () => {
     expect(await writesOf(pools[1]!, "room-a")).toEqual(["beta@2"]);
   });
 });
+
+/** Ends `room`'s lease in the past by the database's clock, as if it had run out. */
+async function expire(pool: pg.Pool, room: string): Promise<void> {
+  await pool.query("UPDATE room_leases SET expires_at = now() - interval '1 second' WHERE room = $1", [room]);
+}
+
+describe("claimAny and renewAll: one statement for many rooms", () => {
+  it("claims up to max of the free rooms in the order given: never claimed at epoch 1, expired at the next epoch, never one held", async () => {
+    const { pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    await leases.claim("b", "other", RUNNING_MS);
+    await leases.claim("c", "other", RUNNING_MS);
+    await expire(pools[0]!, "c");
+    const won = await leases.claimAny(["a", "b", "c", "d"], "alpha", RUNNING_MS, 2);
+    expect([...won.keys()].sort()).toEqual(["a", "c"]);
+    expect(won.get("a")).toMatchObject({ owner: "alpha", epoch: 1 });
+    expect(won.get("c")).toMatchObject({ owner: "alpha", epoch: 2 });
+    expect(await leases.current("b")).toMatchObject({ owner: "other", epoch: 1 });
+    expect(await leases.current("d")).toBeUndefined();
+    // The next pass takes what is left, and nothing is free after that.
+    expect([...(await leases.claimAny(["a", "b", "c", "d"], "alpha", RUNNING_MS, 5)).keys()]).toEqual(["d"]);
+    expect((await leases.claimAny(["a", "b", "c", "d"], "beta", RUNNING_MS, 5)).size).toBe(0);
+  });
+
+  it("gives each room of a race to exactly one of two instances claiming the same free rooms at the same moment", async () => {
+    const { pools } = await database(2);
+    const rooms = Array.from({ length: 20 }, (_, i) => `room-${i}`);
+    const [alpha, beta] = await Promise.all([new RoomLeases(pools[0]!).claimAny(rooms, "alpha", RUNNING_MS, 20), new RoomLeases(pools[1]!).claimAny(rooms, "beta", RUNNING_MS, 20)]);
+    for (const room of rooms) {
+      const current = await new RoomLeases(pools[0]!).current(room);
+      const winner = alpha.has(room) ? "alpha" : beta.has(room) ? "beta" : undefined;
+      expect(alpha.has(room) && beta.has(room), room).toBe(false);
+      // A room nobody won was inserted by one while the other passed over it: it is the inserter's.
+      expect(current?.owner, room).toBe(winner ?? current?.owner);
+      expect(current?.epoch, room).toBe(1);
+    }
+    expect(alpha.size + beta.size).toBe(rooms.length);
+  });
+
+  it("passes over a room whose row a write has locked, without waiting, and takes it after the commit", async () => {
+    const { pools } = await database(2);
+    const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
+    const mine = (await alpha!.claim("room-a", "alpha", RUNNING_MS))!;
+    await expire(pools[1]!, "room-a");
+    let during: ReadonlyMap<string, RoomLease> | undefined;
+    await fencedWrite(pools[0]!, "room-a", "alpha", mine.epoch, async () => {
+      const started = performance.now();
+      during = await beta!.claimAny(["room-a", "room-b"], "beta", RUNNING_MS, 2);
+      expect(performance.now() - started).toBeLessThan(PAST_LEASE_MS);
+    });
+    expect([...during!.keys()]).toEqual(["room-b"]);
+    expect([...(await beta!.claimAny(["room-a"], "beta", RUNNING_MS, 1)).values()]).toMatchObject([{ room: "room-a", epoch: 2 }]);
+  });
+
+  it("renews each running lease of the owner at its epoch, and not one that expired, changed hands or is at another epoch", async () => {
+    const { pools } = await database(1);
+    const leases = new RoomLeases(pools[0]!);
+    const a = (await leases.claim("a", "alpha", LEASE_MS))!;
+    const b = (await leases.claim("b", "alpha", RUNNING_MS))!;
+    const c = (await leases.claim("c", "alpha", RUNNING_MS))!;
+    await expire(pools[0]!, "c");
+    await leases.claim("c", "beta", RUNNING_MS); // c changed hands
+    const d = (await leases.claim("d", "alpha", RUNNING_MS))!;
+    await expire(pools[0]!, "d"); // d expired, nobody claimed it
+    const renewed = await leases.renewAll("alpha", [{ room: "a", epoch: a.epoch }, { room: "b", epoch: b.epoch + 1 }, { room: "c", epoch: c.epoch }, { room: "d", epoch: d.epoch }], RUNNING_MS);
+    expect([...renewed.keys()]).toEqual(["a"]);
+    expect(renewed.get("a")!.expiresAt.getTime()).toBeGreaterThan(a.expiresAt.getTime());
+    expect(await leases.current("c")).toMatchObject({ owner: "beta", epoch: 2 });
+    expect((await leases.current("d"))!.expiresAt.getTime()).toBeLessThan(await dbNow(pools[0]!));
+    expect((await leases.renewAll("alpha", [], RUNNING_MS)).size).toBe(0);
+  });
+});
