@@ -109,7 +109,11 @@ export class RoomCatchUp {
     this.basis.set(room, { lastHeard, presentUntil });
     const from = lastHeard ?? presentUntil;
     if (from === undefined) return { kind: "none" };
-    return { kind: "since", since: Math.max(from - HISTORY_MARGIN_MS, now() - MAX_CATCH_UP_MS) };
+    // By position where the room gave us one (its archive id of the last message taken in):
+    // the archive then reads from the next message on, whatever its size. The instant, less
+    // a margin for the server's clock, is for the join's history and an archive without it.
+    const after = lastHeard === undefined ? undefined : heard.lastStanzaId(room);
+    return { kind: "since", since: Math.max(from - HISTORY_MARGIN_MS, now() - MAX_CATCH_UP_MS), ...(after !== undefined ? { after } : {}) };
   }
 
   /** A join is under way: deadlines wait until the room is caught up on. */
@@ -141,13 +145,14 @@ export class RoomCatchUp {
     this.processing.set(room, []);
     try {
       const basis = this.basis.get(room);
-      const heardBefore = this.givesBackHeard(room, history);
+      // Read on from the last message taken in (the archive knew it), or holding one taken in before: it reaches back.
+      const heardBefore = (history.continuedAfter !== undefined && history.request.kind === "since" && history.continuedAfter === history.request.after) || this.givesBackHeard(room, history);
       this.noteAbsence(room, history, basis, heardBefore);
       const counts = await this.takeAll(room, history);
       this.options.metrics?.caughtUp(counts.taken);
       if (counts.taken > 0 || history.request.kind === "since") {
         log.info(
-          { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, from: history.source, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },
+          { room, caughtUp: counts.taken, alreadyTaken: counts.duplicate, from: history.source, after: history.continuedAfter ?? null, since: history.request.kind === "since" ? new Date(history.request.since).toISOString() : null, oldest: counts.oldest === undefined ? null : new Date(counts.oldest).toISOString() },
           `caught up on ${counts.taken} message(s) the room said while we were away`,
         );
       }

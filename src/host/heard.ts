@@ -36,11 +36,20 @@ export interface Heard extends HeardRecord {
 /** What the room adds to a message it gives back; left out of the text digest. */
 const ADDED_BY_ROOM = new Set(["delay", "stanza-id", "x", "occupant-id", "addresses"]);
 
+/** The prefix of a message's key that is the room's archive id for it (its stanza-id). */
+export const STANZA_ID_KEY = "sid:";
+
+/** The room's archive id among a message's keys, if the room gave it one. */
+export function stanzaIdIn(keys: readonly string[]): string | undefined {
+  const key = keys.find((k) => k.startsWith(STANZA_ID_KEY));
+  return key === undefined ? undefined : key.slice(STANZA_ID_KEY.length);
+}
+
 /** The keys a room message is known by: the room's stanza-id, and the sender's id with a digest of the text. */
 export function heardKeys(roomJid: string, nick: string, stanza: Element): string[] {
   const keys: string[] = [];
   const stanzaId = roomStanzaIdOf(stanza, roomJid);
-  if (stanzaId !== undefined) keys.push(`sid:${stanzaId}`);
+  if (stanzaId !== undefined) keys.push(`${STANZA_ID_KEY}${stanzaId}`);
   const senderId = originIdOf(stanza) ?? (stanza.attrs.id ? String(stanza.attrs.id) : "");
   const digest = createHash("sha256");
   digest.update(`${nick}\u0000${senderId}\u0000`);
@@ -57,6 +66,8 @@ export interface HeardLog {
   heardBefore(room: string, keys: readonly string[]): boolean;
   recordHeard(heard: HeardRecord): void;
   lastHeardAt(room: string): number | undefined;
+  /** The room's archive id (stanza-id) of the newest message taken in from it that had one: where its next catch-up continues. */
+  lastStanzaId(room: string): string | undefined;
   markPresent(room: string, at: number): void;
   presentUntil(room: string): number | undefined;
 }
@@ -66,11 +77,11 @@ const MEMORY_KEYS_PER_ROOM = 10_000;
 
 /** Without a store, what was heard is kept in memory: a reconnect catches up, a restart cannot. */
 export class MemoryHeardLog implements HeardLog {
-  private readonly rooms = new Map<string, { keys: Set<string>; last: number | undefined; presentUntil: number | undefined }>();
+  private readonly rooms = new Map<string, { keys: Set<string>; last: number | undefined; lastSid: { id: string; at: number } | undefined; presentUntil: number | undefined }>();
 
   private room(room: string) {
     let r = this.rooms.get(room);
-    if (!r) this.rooms.set(room, (r = { keys: new Set(), last: undefined, presentUntil: undefined }));
+    if (!r) this.rooms.set(room, (r = { keys: new Set(), last: undefined, lastSid: undefined, presentUntil: undefined }));
     return r;
   }
 
@@ -90,6 +101,13 @@ export class MemoryHeardLog implements HeardLog {
       r.keys.delete(key);
     }
     r.last = Math.max(r.last ?? heard.at, heard.at);
+    const sid = stanzaIdIn(heard.keys);
+    if (sid !== undefined && heard.at >= (r.lastSid?.at ?? heard.at)) r.lastSid = { id: sid, at: heard.at };
+  }
+
+  /** The archive id of the newest message taken in that had one. */
+  lastStanzaId(room: string): string | undefined {
+    return this.rooms.get(room)?.lastSid?.id;
   }
 
   /** When the newest message taken in from the room counted. */

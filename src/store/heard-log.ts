@@ -8,7 +8,7 @@
  * it heard nothing from yet. Bounded: rows older than HEARD_KEPT_MS go with the hourly prune.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import type { HeardRecord } from "../host/heard.js";
+import { stanzaIdIn, type HeardRecord } from "../host/heard.js";
 
 /** How long keys are kept: far longer than any history a room gives back after a restart. */
 export const HEARD_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -22,6 +22,8 @@ export function prepareHeard(db: BetterSqlite3.Database) {
   const insert = db.prepare("INSERT OR IGNORE INTO heard (room, key, at) VALUES (?, ?, ?)");
   const has = db.prepare("SELECT 1 FROM heard WHERE room = ? AND key = ?");
   const newest = db.prepare("SELECT max(at) AS at FROM heard WHERE room = ?");
+  // The room's archive ids are the keys with the `sid:` prefix (host/heard.ts); the newest by its instant.
+  const newestSid = db.prepare("SELECT key FROM heard WHERE room = ? AND key >= 'sid:' AND key < 'sid;' ORDER BY at DESC LIMIT 1");
   const markPresent = db.prepare("INSERT INTO room_presence (room, until) VALUES (?, ?) ON CONFLICT (room) DO UPDATE SET until = max(until, excluded.until)");
   const presentUntil = db.prepare("SELECT until FROM room_presence WHERE room = ?");
   const olderThan = db.prepare("DELETE FROM heard WHERE at < ?");
@@ -37,6 +39,11 @@ export function prepareHeard(db: BetterSqlite3.Database) {
     /** The instant of the newest message taken in from the room. */
     newest(room: string): number | undefined {
       return (newest.get(room) as { at: number | null }).at ?? undefined;
+    },
+    /** The archive id of the newest message taken in from the room that had one. */
+    newestStanzaId(room: string): string | undefined {
+      const row = newestSid.get(room) as { key: string } | undefined;
+      return row ? stanzaIdIn([row.key]) : undefined;
     },
     markPresent(room: string, at: number): void {
       markPresent.run(room, at);

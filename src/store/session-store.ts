@@ -126,6 +126,11 @@ export class SessionStore implements SessionJournal {
     return this.heard.newest(room);
   }
 
+  /** The archive id of the newest message taken in from the room that had one. */
+  lastStanzaId(room: string): string | undefined {
+    return this.heard.newestStanzaId(room);
+  }
+
   /** Notes that the coordinator heard the room (in it and caught up) until `at`. */
   markPresent(room: string, at: number): void {
     this.writable();

@@ -1,6 +1,7 @@
 /**
  * A room's archive (XEP-0313, Message Archive Management, on the room's JID): where the room
- * advertises `urn:xmpp:mam:2`, what it said since an instant is asked for page by page
+ * advertises `urn:xmpp:mam:2`, what it said after the last message taken in (or since an
+ * instant, where the archive does not know that message) is asked for page by page
  * (XEP-0059 result sets) instead of the join's history, which a room caps at its history
  * length. Pure builders and readers; the paging lives in xmpp/rooms.ts.
  */
@@ -19,8 +20,12 @@ const NS_DATA = "jabber:x:data";
  */
 export const MAM_PAGE = 250;
 
-/** The query for the room's messages from `since` (epoch ms) on, after the archive id `after` when paging. */
-export function archiveQuery(queryId: string, since: number, after: string | undefined, max = MAM_PAGE): Element {
+/**
+ * The query for the room's messages after the archive id `after` (a position: the last message
+ * taken in, or the last of the page before), from `since` (epoch ms) on when given (the
+ * window a catch-up falls back on where the archive has no position for it).
+ */
+export function archiveQuery(queryId: string, since: number | undefined, after: string | undefined, max = MAM_PAGE): Element {
   return xml(
     "query",
     { xmlns: NS_MAM, queryid: queryId },
@@ -28,7 +33,7 @@ export function archiveQuery(queryId: string, since: number, after: string | und
       "x",
       { xmlns: NS_DATA, type: "submit" },
       xml("field", { var: "FORM_TYPE", type: "hidden" }, xml("value", {}, NS_MAM)),
-      xml("field", { var: "start" }, xml("value", {}, new Date(since).toISOString())),
+      ...(since !== undefined ? [xml("field", { var: "start" }, xml("value", {}, new Date(since).toISOString()))] : []),
     ),
     xml("set", { xmlns: NS_RSM }, xml("max", {}, String(max)), ...(after !== undefined ? [xml("after", {}, after)] : [])),
   );

@@ -32,6 +32,8 @@ export interface RoomHistory {
   source: "archive" | "join";
   /** What the room and its service said of themselves at this join (room-facts.ts); absent when they were not asked. */
   facts?: RoomFacts | undefined;
+  /** The archive id the archive was read after (the request's `after`, which the archive knew): what came reaches back to it. */
+  continuedAfter?: string;
 }
 
 /** What decides the history asked for at each join (the coordinator: since it last heard the room). */
@@ -60,6 +62,8 @@ export interface HistoryCollection {
   subjectSeen: boolean;
   /** Where the room has an archive: our query, read page by page after the join. */
   archive?: { queryId: string; pending: boolean };
+  /** Set once the archive answered a read from the request's `after`: it knew that message. */
+  continuedAfter?: string;
 }
 
 /** A room as the history-taking sees it. */
@@ -179,20 +183,31 @@ export class HistoryTaking {
   }
 
   /**
-   * Reads what the room's archive holds from the history request's instant on, page by page,
-   * after the join (XEP-0313). A page that fails ends the reading with what came; the
-   * catch-up then says a gap if it did not reach back.
+   * Reads what the room's archive holds after the join (XEP-0313), page by page: from the
+   * message after the last one taken in (the request's `after`), or, where the archive does
+   * not know that one (purged, or no position was kept), from the request's instant on. A page
+   * that fails ends the reading with what came; the catch-up then says a gap if it did not
+   * reach back.
    */
   private async readArchive(room: HistoryRoom, history: HistoryCollection): Promise<void> {
     const { archive, request } = history;
     if (!archive || request.kind !== "since") return;
-    let after: string | undefined;
+    let since = request.after === undefined ? request.since : undefined;
+    let after = request.after;
     for (let page = 0; page < MAX_ARCHIVE_PAGES && room.history === history; page++) {
-      const answer = await this.connection.iqSet(room.jid, archiveQuery(archive.queryId, request.since, after), ARCHIVE_PAGE_TIMEOUT_MS);
+      const answer = await this.connection.iqSet(room.jid, archiveQuery(archive.queryId, since, after), ARCHIVE_PAGE_TIMEOUT_MS);
+      if (!answer.ok && page === 0 && since === undefined) {
+        this.log.info({ room: room.jid, after, err: answer.error }, "the room's archive does not know the last message taken in; reading it from the instant instead");
+        since = request.since;
+        after = undefined;
+        page = -1;
+        continue;
+      }
       if (!answer.ok) {
         this.log.warn({ room: room.jid, err: answer.error, taken: history.messages.length }, "could not read the room's archive; taking what came");
         break;
       }
+      if (page === 0 && since === undefined) history.continuedAfter = request.after;
       const fin = finOf(answer.result);
       if (fin.complete || fin.last === undefined || history.messages.length >= MAX_HISTORY_MESSAGES) break;
       after = fin.last;
@@ -228,6 +243,14 @@ export class HistoryTaking {
     clearTimeout(history.timer);
     room.history = undefined;
     if (history.dropped > 0) this.log.warn({ room: room.jid, kept: history.messages.length, dropped: history.dropped }, "the room gave back more history than is kept; the oldest are taken in, the rest are not");
-    this.done(room.jid, { request: history.request, messages: history.messages, ownOriginIds: history.ownOriginIds, created: history.created, joinedAt: history.joinedAt, source: history.archive ? "archive" : "join" });
+    this.done(room.jid, {
+      request: history.request,
+      messages: history.messages,
+      ownOriginIds: history.ownOriginIds,
+      created: history.created,
+      joinedAt: history.joinedAt,
+      source: history.archive ? "archive" : "join",
+      ...(history.continuedAfter !== undefined ? { continuedAfter: history.continuedAfter } : {}),
+    });
   }
 }

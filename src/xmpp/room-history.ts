@@ -12,7 +12,14 @@ export const NS_SID = "urn:xmpp:sid:0";
  * The history to ask for at a join: none (a room we have never heard, or we do not want its
  * past), or everything the room says was said from `since` (epoch ms) on.
  */
-export type HistoryRequest = { kind: "none" } | { kind: "since"; since: number };
+export type HistoryRequest =
+  | { kind: "none" }
+  /**
+   * From `since` on (the join's history, and the archive where it cannot go by position);
+   * and where `after` is known (the archive id of the last message taken in from the room),
+   * the archive is read from the message after it, whatever its size and the clocks.
+   */
+  | { kind: "since"; since: number; after?: string };
 
 /** The MUC join's `<x>` with the history we ask for. */
 export function joinHistory(request: HistoryRequest): Element {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { HEARD_KEPT_MS } from "../../src/store/heard-log.js";
+import { MemoryHeardLog } from "../../src/host/heard.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { T0, start, tempDir } from "./helpers.js";
 
@@ -28,6 +29,24 @@ describe("the heard log", () => {
     expect(reopened.heardBefore(ROOM, ["msg:d1"])).toBe(true);
     expect(reopened.lastHeardAt(ROOM)).toBe(T0);
     reopened.close();
+  });
+
+  it("says the room's archive id of the newest message heard that had one, where the next catch-up reads on, in memory as in the store", () => {
+    const dir = tempDir();
+    const store = SessionStore.open(dir);
+    const memory = new MemoryHeardLog();
+    for (const log of [store, memory]) {
+      expect(log.lastStanzaId(ROOM)).toBeUndefined();
+      log.recordHeard({ room: ROOM, keys: ["sid:a1", "msg:d1"], at: T0 + 1000 });
+      log.recordHeard({ room: ROOM, keys: ["sid:a3", "msg:d3"], at: T0 + 3000 });
+      log.recordHeard({ room: ROOM, keys: ["sid:a2", "msg:d2"], at: T0 + 2000 }); // an older one, taken in late
+      log.recordHeard({ room: ROOM, keys: ["msg:d4"], at: T0 + 4000 }); // no archive id: a room without an archive
+      log.recordHeard({ room: OTHER, keys: ["sid:b9"], at: T0 + 9000 });
+      expect(log.lastStanzaId(ROOM)).toBe("a3");
+      expect(log.lastStanzaId(OTHER)).toBe("b9");
+    }
+    store.close();
+    expect(SessionStore.open(dir).lastStanzaId(ROOM)).toBe("a3");
   });
 
   it("says the newest instant heard per room, which a key heard again does not move", () => {

@@ -27,7 +27,7 @@ import type { EvidenceRow } from "../../agent-choice/evidence.js";
 import type { Input, Session, SessionId } from "../../session/types.js";
 import type { CoordinatorStore } from "../../host/coordinator-store.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
-import type { HeardRecord } from "../../host/heard.js";
+import { stanzaIdIn, type HeardRecord } from "../../host/heard.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../../host/journal-records.js";
 import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
 import { PgRoomReader } from "./pg-room-reader.js";
@@ -68,6 +68,8 @@ interface HeardRoom {
   /** Key → the instant it counted at. */
   readonly keys: Map<string, number>;
   newest: number | undefined;
+  /** The archive id of the newest message taken in that had one, and its instant. */
+  newestSid?: { id: string; at: number };
 }
 
 /** A room unit's store on PostgreSQL, for the instance that owns it (see the module comment). */
@@ -116,7 +118,14 @@ export class PgRoomStore implements CoordinatorStore {
       "SELECT room, key, at::text AS at FROM journal_heard WHERE room = ANY($1::text[]) AND at >= $2",
       [rooms, now - HEARD_LOADED_MS],
     );
-    for (const row of heardRows.rows) heard.get(row.room)?.keys.set(row.key, Number(row.at));
+    for (const row of heardRows.rows) {
+      const entry = heard.get(row.room);
+      if (!entry) continue;
+      const at = Number(row.at);
+      entry.keys.set(row.key, at);
+      const sid = stanzaIdIn([row.key]);
+      if (sid !== undefined && at >= (entry.newestSid?.at ?? at)) entry.newestSid = { id: sid, at };
+    }
     const newest = await pool.query<{ room: string; at: string }>("SELECT room, max(at)::text AS at FROM journal_heard WHERE room = ANY($1::text[]) GROUP BY room", [rooms]);
     for (const row of newest.rows) {
       const entry = heard.get(row.room);
@@ -231,6 +240,11 @@ export class PgRoomStore implements CoordinatorStore {
     return this.heard.get(room)?.newest;
   }
 
+  /** The archive id of the newest message taken in from the room that had one (of the keys loaded: the catch-up window). */
+  lastStanzaId(room: string): string | undefined {
+    return this.heard.get(room)?.newestSid?.id;
+  }
+
   /** Notes that the room was heard until `at` (it never moves back). */
   markPresent(room: string, at: number): void {
     const until = Math.max(at, this.presence.get(room) ?? at);
@@ -325,5 +339,7 @@ export class PgRoomStore implements CoordinatorStore {
     }
     for (const key of heard.keys) if (!entry.keys.has(key)) entry.keys.set(key, heard.at);
     entry.newest = Math.max(entry.newest ?? heard.at, heard.at);
+    const sid = stanzaIdIn(heard.keys);
+    if (sid !== undefined && heard.at >= (entry.newestSid?.at ?? heard.at)) entry.newestSid = { id: sid, at: heard.at };
   }
 }
