@@ -61,7 +61,7 @@ export interface CatchUpParts {
   /** The inbound path: takes one message and resolves once it is handled; live ones that waited go back through `dispatch`. */
   inbound: Pick<InboundPipeline, "take" | "dispatch" | "holdLiveWith">;
   /** Deadlines, held while a room is taken in; the live sessions, told of a gap; the restored tail, sent once all are back. */
-  sessions: Pick<SessionHost, "fireDeadlinesDueBy" | "holdDeadlines" | "releaseDeadlines" | "liveSessions" | "sendRestoredTail">;
+  sessions: Pick<SessionHost, "fireDeadlinesDueBy" | "holdDeadlines" | "releaseDeadlines" | "liveSessions" | "sendRestoredTail" | "restoredTailSince">;
   /** Where the gap sentence goes (inbound/replies.ts). */
   replies: Pick<ReplyOutlet, "to">;
   /** 1:1 messages our server kept for us while we were away, answered once the rooms are back. */
@@ -107,12 +107,17 @@ export class RoomCatchUp {
     const lastHeard = heard.lastHeardAt(room);
     const presentUntil = heard.presentUntil(room);
     this.basis.set(room, { lastHeard, presentUntil });
-    const from = lastHeard ?? presentUntil;
-    if (from === undefined) return { kind: "none" };
-    // By position where the room gave us one (its archive id of the last message taken in):
-    // the archive then reads from the next message on, whatever its size. The instant, less
-    // a margin for the server's clock, is for the join's history and an archive without it.
-    const after = lastHeard === undefined ? undefined : heard.lastStanzaId(room);
+    const heardUntil = lastHeard ?? presentUntil;
+    if (heardUntil === undefined) return { kind: "none" };
+    // What a crash kept from going out is checked against our own stanzas the room gives back
+    // (sendRestoredTail): the read reaches back to the first of them, by the instant.
+    const tailSince = this.options.sessions.restoredTailSince();
+    const from = tailSince === undefined ? heardUntil : Math.min(heardUntil, tailSince);
+    // Otherwise by position where the room gave us one (its archive id of the last message
+    // taken in): the archive then reads from the next message on, whatever its size. The
+    // instant, less a margin for the server's clock, is for the join's history and an archive
+    // without that position.
+    const after = lastHeard === undefined || from < heardUntil ? undefined : heard.lastStanzaId(room);
     return { kind: "since", since: Math.max(from - HISTORY_MARGIN_MS, now() - MAX_CATCH_UP_MS), ...(after !== undefined ? { after } : {}) };
   }
 

@@ -117,6 +117,11 @@ export class Outbox {
     return this.unsent.length;
   }
 
+  /** The instant of the earliest step whose stanzas are held for `sendUnsent`, or undefined when none are. */
+  get unsentSince(): number | undefined {
+    return this.unsent.length === 0 ? undefined : Math.min(...this.unsent.map((expected) => expected.at));
+  }
+
   /**
    * Sends what a crash kept from going out, in order, once: a stanza whose origin-id the
    * rooms' history shows (`carried`) went out before the crash (it was written to the socket

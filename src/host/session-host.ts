@@ -233,6 +233,11 @@ export class SessionHost {
     return this.outbox.sendUnsent(carried);
   }
 
+  /** The instant of the earliest step whose stanzas a crash kept from going out (held for `sendRestoredTail`), or undefined. */
+  restoredTailSince(): number | undefined {
+    return this.outbox.unsentSince;
+  }
+
   /** While the rooms are out of reach or being caught up on, deadlines wait (DeadlineTimers.hold). */
   holdDeadlines(): void {
     this.timers.hold();
