@@ -16,7 +16,9 @@
  * Timings on a shared machine are noisy: read them as orders of magnitude, run twice.
  *
  * Prints figures only; not a test. Run: npm run build && node dist/bench/stalls.js
- *   [--triples N] [--with-1m] [--log-level L] [--validation-timeout MS] [--no-direct-line]
+ *   [--triples N] [--with-1m] [--log-level L] [--validation-timeout MS] [--no-direct-line] [--one-stanza]
+ *   (--one-stanza: each agent's contribution in one stanza of megabytes, the server's stanza
+ *   limit and mfr:maxInboundBytes raised to 16 MiB to take it.)
  *   (--no-direct-line: the coordinator takes 1:1 chat on its room connection, as before the
  *   direct line, src/xmpp/direct-line.ts; for comparing the `help` figures.)
  *   (--validation-timeout raises that one limit, for a machine too loaded to validate within
@@ -52,7 +54,12 @@ interface Options {
   validationTimeoutMs: number | undefined;
   /** `xmpp:directLine`: whether 1:1 chat has a connection of its own. */
   directLine: boolean;
+  /** Each agent's contribution as one stanza, the server's and the coordinator's inbound limits raised to take it. */
+  oneStanza: boolean;
 }
+
+/** The stanza limits of `--one-stanza`: the server's and the coordinator's inbound, for a contribution of megabytes in one stanza. */
+const ONE_STANZA_LIMIT = 16 * 1024 * 1024;
 
 function optionsFrom(argv: string[]): Options {
   // Unknown options are an error (strict), as before.
@@ -65,6 +72,7 @@ function optionsFrom(argv: string[]): Options {
       "log-level": { type: "string", default: "warn" },
       "validation-timeout": { type: "string" },
       "no-direct-line": { type: "boolean", default: false },
+      "one-stanza": { type: "boolean", default: false },
     },
   });
   const timeout = values["validation-timeout"];
@@ -74,6 +82,7 @@ function optionsFrom(argv: string[]): Options {
     logLevel: values["log-level"],
     validationTimeoutMs: timeout === undefined ? undefined : Number(timeout),
     directLine: !values["no-direct-line"],
+    oneStanza: values["one-stanza"],
   };
 }
 
@@ -195,7 +204,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
     passwordKey: "coordinator",
     resource: COORDINATOR_NICK,
     room,
-    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ; ${raised}`,
+    mfrConfig: `mfr:dataDir "${join(dir, "data")}" ; mfr:enableDebate false ; ${raised}${options.oneStanza ? ` mfr:maxInboundBytes ${ONE_STANZA_LIMIT} ;` : ""}`,
     xmppAccount: `; xmpp:directLine ${options.directLine}`,
   });
   const config = loadConfig({ profile, secrets, logLevel: options.logLevel }, {}, process.cwd());
@@ -259,7 +268,8 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
     coordinatorJid: `${coordinatorAccount.username}@${server.domain}`,
     triples,
     // Below the inbound limit (224 KiB) with room for the stanza around the payload.
-    partBytes: Math.min(config.limits.maxInboundBytes, config.limits.maxStanzaBytes) - 8 * 1024,
+    // --one-stanza: up to the raised inbound limit, so each contribution is one part, one stanza.
+    partBytes: options.oneStanza ? ONE_STANZA_LIMIT - 8 * 1024 : Math.min(config.limits.maxInboundBytes, config.limits.maxStanzaBytes) - 8 * 1024,
     helpEveryMs: 200,
     accounts,
   };
@@ -327,7 +337,7 @@ async function runSession(server: LocalProsody, options: Options, triples: numbe
 async function main(): Promise<void> {
   const options = optionsFrom(process.argv.slice(2));
   const commands = await ensureProsody({ allowInstall: false });
-  const server = await startLocalProsody({ commands });
+  const server = await startLocalProsody({ commands, ...(options.oneStanza ? { stanzaSizeLimit: ONE_STANZA_LIMIT } : {}) });
   // @xmpp/client 0.14 may throw from a socket's data handler while a client stops.
   process.on("uncaughtException", (err) => console.error(`(uncaught) ${err.message}`));
   try {
