@@ -15,7 +15,8 @@ import { selectionWording } from "../session/selection-report.js";
 import { answersRequests, solvesOnly, type RoomView } from "../session/room-view.js";
 import { mapNames, mappedAgents } from "../session/selection-names.js";
 import { sameAgent } from "../session/identity.js";
-import type { ChooseAgents, Input, Participant, Session } from "../session/types.js";
+import type { Participant, Session } from "../session/types.js";
+import type { ChooseAgents, Input } from "../session/step-io.js";
 
 export interface ChooserOptions {
   /** Where peer profiles are read (mfr:agentsDir); null: none. */

@@ -4,7 +4,8 @@
  * what agents held (session/identity-basis.ts).
  */
 import type { Logger } from "pino";
-import type { Input, Session } from "../session/types.js";
+import type { Session } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import { basisChangeInputs } from "./room-basis.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 import type { OurRooms } from "../config/our-rooms.js";

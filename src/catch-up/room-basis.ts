@@ -4,7 +4,8 @@
  * showed real JIDs). The core decides what the change means (session/identity-basis.ts).
  */
 import { knownBasis } from "../session/identity-basis.js";
-import type { IdentityBasis, Input, Session } from "../session/types.js";
+import type { IdentityBasis, Session } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import type { RoomIdentities } from "../xmpp/rooms.js";
 
 /** What the room's identity keys are built from, strongest first, as xmpp/occupant-identity.ts builds them. */

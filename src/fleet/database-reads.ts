@@ -10,7 +10,8 @@
  * read through its per-room index, never scanned whole.
  */
 import type pg from "pg";
-import type { Input, Session, SessionId } from "../session/types.js";
+import type { Session, SessionId } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import { withConnection } from "../store/pg/pool.js";
 import type { StoredEvent } from "../host/journal-records.js";
 

@@ -10,7 +10,8 @@
 import type { AnalysedModel } from "../analysis/worker-protocol.js";
 import { rememberSplits } from "../protocol/split-memo.js";
 import { sessionBaseIri } from "../base/vocab.js";
-import type { AnalysisOutcome, Effect, SessionSettings } from "../session/types.js";
+import type { AnalysisOutcome, SessionSettings } from "../session/types.js";
+import type { Effect } from "../session/step-io.js";
 import { solutionRequestSplitKeys, type RenderContext } from "./outgoing.js";
 import type { JournalKeeper } from "./journal-keeper.js";
 import type { ModelService } from "./model-service.js";

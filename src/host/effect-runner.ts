@@ -7,7 +7,7 @@
  * same places); messages are queued before anything else the step asks for.
  */
 import type { Logger } from "pino";
-import type { Effect } from "../session/types.js";
+import type { Effect } from "../session/step-io.js";
 import { renderEffects, type RenderContext } from "./outgoing.js";
 import type { Outbox } from "./outbox.js";
 

@@ -11,7 +11,8 @@
 import type { Logger } from "pino";
 import type { AnalyseAnswer } from "../analysis/model-jobs.js";
 import { forgetSplits } from "../protocol/split-memo.js";
-import type { Input, Session, Sessions } from "../session/types.js";
+import type { Session } from "../session/types.js";
+import type { Input, Sessions } from "../session/step-io.js";
 import type { BlobRef } from "./journal-records.js";
 import type { SentRecord, StoredEvent } from "./journal-records.js";
 import type { Heard } from "./heard.js";

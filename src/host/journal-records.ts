@@ -1,7 +1,8 @@
 /**
  * The shapes that cross the store's edge: what goes in, what comes back out.
  */
-import type { CompletionStatus, Input, Session, SessionId } from "../session/types.js";
+import type { CompletionStatus, Session, SessionId } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 
 /** One logged input, as replay needs it: `at` is the `now` the core saw. */
 export interface StoredEvent {

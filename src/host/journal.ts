@@ -7,7 +7,8 @@
  * archived and leaves memory. Without a journal, sessions live in memory only
  * (host/journal-keeper.ts).
  */
-import type { Input, Session } from "../session/types.js";
+import type { Session } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import type { BlobRef } from "./journal-records.js";
 import type { HeardRecord } from "./heard.js";
 import type { SentRecord } from "./journal-records.js";

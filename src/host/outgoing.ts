@@ -11,7 +11,8 @@ import { maxStatementWireBytes, partBudget } from "../protocol/model-parts.js";
 import type { SplitKey } from "../protocol/split-memo.js";
 import { protocolSends } from "../protocol/outbound.js";
 import { sessionBaseIri } from "../base/vocab.js";
-import type { Broadcast, Effect, SessionId } from "../session/types.js";
+import type { SessionId } from "../session/types.js";
+import type { Broadcast, Effect } from "../session/step-io.js";
 import { bareJid, type Element } from "../xmpp/stanza.js";
 
 /** What rendering needs besides the effects: the rooms and the stanza limit. */

@@ -13,7 +13,7 @@
  */
 import { replay } from "../session/replay.js";
 import { emptySessions } from "../session/step.js";
-import type { Sessions } from "../session/types.js";
+import type { Sessions } from "../session/step-io.js";
 import type { SentRecord, StoredEvent } from "./journal-records.js";
 import { comparableDecisive, decisiveDigest } from "./decisive-digest.js";
 import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "./outgoing.js";

@@ -14,7 +14,8 @@
 import type { Logger } from "pino";
 import { newSessionId } from "../session/session-id.js";
 import { analysisRequest } from "../session/step.js";
-import type { Input, Participant, Requester, RoomView, Session, SessionSettings, Sessions, SolutionBody } from "../session/types.js";
+import type { Participant, Requester, RoomView, Session, SessionSettings, SolutionBody } from "../session/types.js";
+import type { Input, Sessions } from "../session/step-io.js";
 import type { StoredEvent } from "./journal-records.js";
 import { partsLimits, type PartRefusal, type PartsLimits } from "./contribution-parts.js";
 import type { PartNumber } from "../protocol/part-number.js";

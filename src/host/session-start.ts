@@ -6,7 +6,8 @@
  * session/identity.ts decides); a start beyond either is refused with a reason, not queued.
  */
 import { sameParticipant } from "../session/identity.js";
-import type { ChooseAgents, Input, Participant, RoomView, Session, SessionSettings } from "../session/types.js";
+import type { Participant, RoomView, Session, SessionSettings } from "../session/types.js";
+import type { ChooseAgents, Input } from "../session/step-io.js";
 
 /** How a session begins: who is expected, and how agents are chosen first (see the core's start input). */
 export interface SessionPlan {

@@ -6,7 +6,8 @@
  * grows with the live sessions), and a restore replaces it whole.
  */
 import { emptySessions, sessionIn } from "../session/step.js";
-import type { Session, Sessions } from "../session/types.js";
+import type { Session } from "../session/types.js";
+import type { Sessions } from "../session/step-io.js";
 
 /** Completed sessions kept in memory for mfr-status/mfr-list when there is no journal. */
 export const COMPLETED_KEPT = 200;

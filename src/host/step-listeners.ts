@@ -6,7 +6,8 @@
  * listeners still hear the step.
  */
 import type { Logger } from "pino";
-import type { Effect, Input, Session } from "../session/types.js";
+import type { Session } from "../session/types.js";
+import type { Effect, Input } from "../session/step-io.js";
 
 /**
  * One step of one session, as the core took it: the input, the session before and after,

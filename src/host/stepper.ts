@@ -7,7 +7,8 @@
  */
 import type { Logger } from "pino";
 import { stepSession } from "../session/step.js";
-import type { Effect, Input, RoomView, Session } from "../session/types.js";
+import type { RoomView, Session } from "../session/types.js";
+import type { Effect, Input } from "../session/step-io.js";
 import type { Heard } from "./heard.js";
 import type { JournalKeeper } from "./journal-keeper.js";
 import type { SessionTable } from "./session-table.js";

@@ -4,7 +4,7 @@
  */
 import type { Command, CommandMisuse, UnknownCommand } from "../commands/parse.js";
 import type { NegotiationDecode } from "../protocol/negotiation.js";
-import type { Input } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 
 /** What a protocol message is evidence of about its sender, for the catalog of agents. */
 export type AgentEvidence = "contribution" | "proposal" | "other";

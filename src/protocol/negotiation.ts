@@ -3,7 +3,8 @@
  * liberal in what they accept; outbound ones built strictly, with full messageType IRIs.
  */
 import { z } from "zod";
-import type { Broadcast, Proposal, SolutionBody } from "../session/types.js";
+import type { Proposal, SolutionBody } from "../session/types.js";
+import type { Broadcast } from "../session/step-io.js";
 import { readBoundedJson } from "./bounded-json.js";
 import { GOAL_EXTRA_LIMITS, SOLUTION_EXTRA_LIMITS, boundExtraFields } from "./extra-fields.js";
 import { ContributionKind, MFR, MessageType } from "../base/vocab.js";

@@ -3,7 +3,7 @@
  * the stanza limit. Lists that can be shortened without lying are shortened (and the
  * number left out is stated); a model too large for one stanza is sent in parts.
  */
-import type { Broadcast } from "../session/types.js";
+import type { Broadcast } from "../session/step-io.js";
 import { escapeXmlForbiddenInJson } from "../base/xml-chars.js";
 import { stanzaBytes, textWireBytes, type Element } from "../xmpp/stanza.js";
 import { encodeMessage } from "./codec.js";

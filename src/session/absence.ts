@@ -27,7 +27,8 @@ import { knownMissing, missingAgents, missingProposers, setDeadline, type Window
 import { nameTable } from "./name-table.js";
 import { repairIssues } from "./verdicts.js";
 import type { Step } from "./step-context.js";
-import type { Input, Session } from "./types.js";
+import type { Session } from "./types.js";
+import type { Input } from "./step-io.js";
 
 type AbsenceInput = Extract<Input, { kind: "absence" }>;
 

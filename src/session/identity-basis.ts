@@ -9,7 +9,8 @@
  * is never explained: that stays someone else.
  */
 import type { Step } from "./step-context.js";
-import type { IdentityBasis, Input, Participant, Session } from "./types.js";
+import type { IdentityBasis, Participant, Session } from "./types.js";
+import type { Input } from "./step-io.js";
 
 const BASES: readonly IdentityBasis[] = ["jid", "occupant", "nick"];
 

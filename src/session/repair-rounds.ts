@@ -12,7 +12,8 @@ import { complete } from "./lifecycle.js";
 import type { Step } from "./step-context.js";
 import { isSolved, proposalVerification, repairIssues } from "./verdicts.js";
 import { answerArrived, awaitedProposers, windowClosed, missingProposers, openWindow } from "./windows.js";
-import type { Input, ModelAnalysis, Session } from "./types.js";
+import type { ModelAnalysis, Session } from "./types.js";
+import type { Input } from "./step-io.js";
 import { nameTable } from "./name-table.js";
 
 /** The model conforms: ask every contributor for solutions to it and open the reasoning window. */

@@ -1,5 +1,5 @@
 import { step } from "./step.js";
-import type { Effect, Input, Sessions } from "./types.js";
+import type { Effect, Input, Sessions } from "./step-io.js";
 
 /**
  * Rebuilds sessions from logged inputs, each stepped with the `now` it was logged at, as

@@ -11,7 +11,7 @@
  * The mark is added where room lines are made into stanzas (host/outgoing.ts for what a
  * step says, inbound/replies.ts for answers to commands), never by the sentences themselves.
  */
-import type { Broadcast } from "./types.js";
+import type { Broadcast } from "./step-io.js";
 
 /** Marks a line as the coordinator's status: existing agents and Chairs skip it. */
 export const STATUS_MARK = "[MFR] ";

@@ -16,7 +16,8 @@ import { EMPTY_ROOM, type RoomView } from "./room-view.js";
 import { selectFromRoom } from "./selection-match.js";
 import { mapNames, mappedAgents } from "./selection-names.js";
 import type { Step } from "./step-context.js";
-import type { Input, Participant, Selection, SelectionOutcome, Session } from "./types.js";
+import type { Participant, Selection, SelectionOutcome, Session } from "./types.js";
+import type { Input } from "./step-io.js";
 import { nameTable } from "./name-table.js";
 
 /** Debate lines kept per session for the report. */

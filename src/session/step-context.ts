@@ -1,4 +1,5 @@
-import type { Broadcast, Effect, Participant } from "./types.js";
+import type { Participant } from "./types.js";
+import type { Broadcast, Effect } from "./step-io.js";
 
 /** Collects the effects of one step; every rule writes through it. */
 export class Step {

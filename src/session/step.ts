@@ -18,7 +18,8 @@ import { Step } from "./step-context.js";
 import { seconds } from "../base/text.js";
 import { answerArrived, clearDeadline, closerOfDeadline, windowClosed, missingAgents, setDeadline } from "./windows.js";
 import { finishReasoning, onProposal, requestSolutions } from "./repair-rounds.js";
-import type { AnalysisOutcome, Broadcast, Effect, Input, ModelAnalysis, Requester, Session, SessionStepResult, Sessions, StepResult } from "./types.js";
+import type { AnalysisOutcome, ModelAnalysis, Requester, Session } from "./types.js";
+import type { Broadcast, Effect, Input, SessionStepResult, Sessions, StepResult } from "./step-io.js";
 import { copyNameTable, nameTable } from "./name-table.js";
 
 /** Late contributions kept per session (they are not merged; the cap bounds memory). */

@@ -6,7 +6,8 @@
  */
 import { hasFormalPart, summariseFormalModel, type FormalSummary, type Verification } from "../formal/index.js";
 import { checkPlan, claimedPlanOf, verdictWithoutSimulation } from "./plan-check.js";
-import type { Input, ModelAnalysis, Proposal, Session } from "./types.js";
+import type { ModelAnalysis, Proposal, Session } from "./types.js";
+import type { Input } from "./step-io.js";
 import { nameTable } from "./name-table.js";
 import { inline } from "../base/text.js";
 

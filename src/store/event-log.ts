@@ -7,7 +7,8 @@
  * belongs to one that has live events. Writes are the caller's to guard.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import type { Input, SessionId } from "../session/types.js";
+import type { SessionId } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import type { BuildCount, StoredEvent } from "../host/journal-records.js";
 import { corrupted } from "./errors.js";
 import type { ReadEventInput } from "./blob-json.js";

@@ -5,7 +5,8 @@
  */
 import { replay } from "../session/replay.js";
 import { emptySessions } from "../session/step.js";
-import type { Session, SessionId, Sessions } from "../session/types.js";
+import type { Session, SessionId } from "../session/types.js";
+import type { Sessions } from "../session/step-io.js";
 import type { StoredEvent } from "../host/journal-records.js";
 
 /**

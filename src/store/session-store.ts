@@ -6,7 +6,8 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { join, resolve } from "node:path";
-import type { Input, Session, SessionId } from "../session/types.js";
+import type { Session, SessionId } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import type { OpenFileOptions } from "./database-file.js";
 import type { ProcessLock } from "./process-lock.js";
 import { archiveRecordOf } from "../host/journal-records.js";

@@ -7,7 +7,8 @@
 import type { Verification } from "../formal/index.js";
 import { describeCounts } from "../session/report.js";
 import { clip, names, seconds } from "../base/text.js";
-import type { Input, Session, ValidationFinding } from "../session/types.js";
+import type { Session, ValidationFinding } from "../session/types.js";
+import type { Input } from "../session/step-io.js";
 import type { SessionStep } from "../host/session-host.js";
 
 export type TimelineKind =

@@ -6,7 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Input, Session } from "../../src/session/types.js";
+import type { Session } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { IdentityNotes } from "../../src/catch-up/identity-notes.js";
 import { OurRooms } from "../../src/config/our-rooms.js";
 import type { RoomIdentities } from "../../src/xmpp/rooms.js";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFormalModel } from "../../src/formal/model.js";
 import { simulatePlan } from "../../src/formal/simulate.js";
 import { parseContribution } from "../../src/rdf/parse.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { runCli } from "../support/cli.js";
 import { readPddl, readPlanFile } from "../support/pddl-reader.js";

@@ -18,7 +18,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { splitDatabaseUrl } from "../../src/config/shared-settings.js";
 import { readFormalModel } from "../../src/formal/model.js";
 import { parseContribution } from "../../src/rdf/parse.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { decisiveDigest } from "../../src/host/decisive-digest.js";
 import { renderContextOf, type RenderContext } from "../../src/host/outgoing.js";
 import { replayWithSends } from "../../src/host/sent-check.js";

@@ -10,7 +10,7 @@ import { AnalysisRunner, FormalTexts } from "../../src/host/analysis-runner.js";
 import { JournalKeeper } from "../../src/host/journal-keeper.js";
 import type { ModelService } from "../../src/host/model-service.js";
 import { SessionTable } from "../../src/host/session-table.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { Driver, contributionInput, settings, startInput } from "../support/session-fixtures.js";
 import { ArrayJournal, NOW, RENDER, silent } from "./fakes.js";
 

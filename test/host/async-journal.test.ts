@@ -9,7 +9,8 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CheckAnswer } from "../../src/model-workers/model-worker.js";
-import type { Input, Participant, Session } from "../../src/session/types.js";
+import type { Participant, Session } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import type { ArchivedSummary, ModelService, SessionHost, SessionJournal, SessionStep } from "../../src/host/session-host.js";
 import type { HeardRecord } from "../../src/host/heard.js";
 import type { SentRecord } from "../../src/host/journal-records.js";

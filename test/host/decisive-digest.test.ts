@@ -6,7 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Broadcast, CompletionStatus, Effect, Proposal } from "../../src/session/types.js";
+import type { CompletionStatus, Proposal } from "../../src/session/types.js";
+import type { Broadcast, Effect } from "../../src/session/step-io.js";
 import { comparableDecisive, decisiveDigest, DECISIVE_SCHEME, WORDING_FIELDS } from "../../src/host/decisive-digest.js";
 import { renderEffects, stanzaDigest, type Outgoing, type RenderContext } from "../../src/host/outgoing.js";
 import { xml } from "../../src/xmpp/stanza.js";

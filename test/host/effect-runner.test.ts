@@ -8,7 +8,7 @@ import { EffectRunner } from "../../src/host/effect-runner.js";
 import { JournalKeeper } from "../../src/host/journal-keeper.js";
 import { Outbox } from "../../src/host/outbox.js";
 import { SessionTable } from "../../src/host/session-table.js";
-import type { Effect } from "../../src/session/types.js";
+import type { Effect } from "../../src/session/step-io.js";
 import type { Element } from "../../src/xmpp/stanza.js";
 import { ArrayJournal, NOW, RENDER, silent } from "./fakes.js";
 

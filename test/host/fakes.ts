@@ -6,7 +6,8 @@ import pino from "pino";
 import type { ArchivedSummary, SessionJournal } from "../../src/host/journal.js";
 import type { Outgoing, RenderContext } from "../../src/host/outgoing.js";
 import { privateMessage } from "../../src/host/outgoing.js";
-import type { Input, Session } from "../../src/session/types.js";
+import type { Session } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import type { HeardRecord } from "../../src/host/heard.js";
 import type { SentRecord } from "../../src/host/journal-records.js";
 

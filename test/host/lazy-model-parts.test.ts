@@ -11,7 +11,7 @@ import { protocolStanzas } from "../../src/protocol/outbound.js";
 import { forgetSplits, rememberSplits } from "../../src/protocol/split-memo.js";
 import { sessionBaseIri } from "../../src/base/vocab.js";
 import { renderEffects, roomsFor, solutionRequestSplitKeys, type RenderContext } from "../../src/host/outgoing.js";
-import type { Broadcast, Effect } from "../../src/session/types.js";
+import type { Broadcast, Effect } from "../../src/session/step-io.js";
 
 const SESSION = "amber-fox-42";
 const BASE = sessionBaseIri(SESSION);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { decodeMessage } from "../../src/protocol/codec.js";
 import { maxStatementWireBytes } from "../../src/protocol/model-parts.js";
 import { MFR, Mode } from "../../src/base/vocab.js";
-import type { Broadcast, Effect } from "../../src/session/types.js";
+import type { Broadcast, Effect } from "../../src/session/step-io.js";
 import { maxModelStatementBytes, renderEffects, roomsFor, stanzaDigest, type Outgoing, type RenderContext } from "../../src/host/outgoing.js";
 import { stanzaBytes } from "../../src/xmpp/stanza.js";
 

@@ -13,7 +13,8 @@ import type { FormalSummary, Verification } from "../../src/formal/index.js";
 import { ModelWorker, type JobOptions, type VerifyAnswer, type VerifyRequest } from "../../src/model-workers/model-worker.js";
 import { defaultShapesPath } from "../../src/rdf/shapes.js";
 import type { ModelService, SessionHost, SessionStep } from "../../src/host/session-host.js";
-import type { Input, Participant, SolutionBody } from "../../src/session/types.js";
+import type { Participant, SolutionBody } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { testHost } from "../support/test-host.js";
 

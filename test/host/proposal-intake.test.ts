@@ -13,7 +13,7 @@ import { Outbox } from "../../src/host/outbox.js";
 import { ProposalIntake } from "../../src/host/proposal-intake.js";
 import { SessionQueries } from "../../src/host/queries.js";
 import { SessionTable } from "../../src/host/session-table.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { Driver, conforming, contributionInput, ok, solution, startInput, who } from "../support/session-fixtures.js";
 import { NOW, RENDER, silent, turns } from "./fakes.js";
 

@@ -6,7 +6,7 @@
  * for people are wording, whether they are said at all included.
  */
 import { describe, expect, it } from "vitest";
-import type { Broadcast } from "../../src/session/types.js";
+import type { Broadcast } from "../../src/session/step-io.js";
 import { decisiveDigest } from "../../src/host/decisive-digest.js";
 import { renderEffects, stanzaDigest, type RenderContext } from "../../src/host/outgoing.js";
 import { compareSent, type ExpectedSend } from "../../src/host/sent-check.js";

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { splitsAhead } from "../../src/protocol/model-parts.js";
 import { forgetSplits, rememberSplits } from "../../src/protocol/split-memo.js";
 import { renderEffects, solutionRequestSplitKeys, type RenderContext } from "../../src/host/outgoing.js";
-import type { Effect } from "../../src/session/types.js";
+import type { Effect } from "../../src/session/step-io.js";
 
 const SESSION = "amber-fox-42";
 const BASE = `http://purl.org/stuff/mfr/${SESSION}/`;

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { OperationsMetrics } from "../../src/ops/metrics.js";
 import { SessionMetrics } from "../../src/ops/session-metrics.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { conforming, contributionInput, Driver, failedCheck, ok, proposalInput, settings, solution, startInput, T0, workerError } from "../support/session-fixtures.js";
 
 /** The core on a fake clock, each step handed to the metrics as the host hands it. */

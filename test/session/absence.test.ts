@@ -5,7 +5,7 @@
  * agents' protocol messages and gave back everything since before the absence.
  */
 import { describe, expect, it } from "vitest";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { Driver, T0, broadcasts, conforming, ok, ofKind, says, settings, solution, violating, finding } from "../support/session-fixtures.js";
 
 const WINDOWS = settings({ contributionTimeoutMs: 20_000, reasoningTimeoutMs: 20_000, quietPeriodMs: 5_000, awaitExpectedAgents: true, maxFixRounds: 1, maxRepairRounds: 1 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CompletionStatus, Effect, Phase } from "../../src/session/types.js";
+import type { CompletionStatus, Phase } from "../../src/session/types.js";
+import type { Effect } from "../../src/session/step-io.js";
 import {
   Driver,
   HUMAN,

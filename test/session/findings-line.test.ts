@@ -10,7 +10,8 @@ import { FINDING_MAX, FINDINGS_MAX, FINDINGS_NAMED, findingWords } from "../../s
 import { sessionBaseIri } from "../../src/base/vocab.js";
 import { protocolStanzas } from "../../src/protocol/outbound.js";
 import { textWireBytes } from "../../src/xmpp/stanza.js";
-import type { Broadcast, ValidationFinding } from "../../src/session/types.js";
+import type { ValidationFinding } from "../../src/session/types.js";
+import type { Broadcast } from "../../src/session/step-io.js";
 import { ALL_FORBIDDEN, forbiddenCodePoints } from "../support/forbidden-chars.js";
 import { Driver, finding, ok, settings, violating } from "../support/session-fixtures.js";
 

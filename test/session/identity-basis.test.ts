@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { basisChangeExplains, basisOf } from "../../src/session/identity-basis.js";
 import { replay } from "../../src/session/replay.js";
 import { emptySessions } from "../../src/session/step.js";
-import type { Effect, IdentityBasis, Input, Participant, Session } from "../../src/session/types.js";
+import type { IdentityBasis, Participant, Session } from "../../src/session/types.js";
+import type { Effect, Input } from "../../src/session/step-io.js";
 import { basisChangeInputs, basisOfRoom } from "../../src/catch-up/room-basis.js";
 import { Driver, conforming, contributionInput, finding, ofKind, ok, startInput, tells, violating, visible } from "../support/session-fixtures.js";
 

@@ -20,7 +20,8 @@ import { renderEffects, type RenderContext } from "../../src/host/outgoing.js";
 import { asksAgents, STATUS_MARK } from "../../src/session/room-lines.js";
 import { sessionStatus } from "../../src/session/status-text.js";
 import { listedOf, sessionsTable } from "../../src/session/list-text.js";
-import type { Effect, Input, Participant, SolutionBody, ValidationFinding } from "../../src/session/types.js";
+import type { Participant, SolutionBody, ValidationFinding } from "../../src/session/types.js";
+import type { Effect, Input } from "../../src/session/step-io.js";
 import { Driver, T0, conforming, finding, ok, okCheck, settings, violating } from "../support/session-fixtures.js";
 
 const RENDER: RenderContext = { room: "room@conference.localhost", logRoom: "log@conference.localhost", maxStanzaBytes: 64 * 1024, phaseRooms: {} };

@@ -7,7 +7,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Input, Requester, SelectionOutcome } from "../../src/session/types.js";
+import type { Requester, SelectionOutcome } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { Driver, HUMAN, broadcasts, says, tells, who } from "../support/session-fixtures.js";
 
 const POOL = ["Prolog", "Executor", "Mistral", "Data", "Robot", "Planner"];

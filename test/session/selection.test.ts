@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mapNames } from "../../src/session/selection-names.js";
-import type { Input, Participant, RoomView, SelectionOutcome } from "../../src/session/types.js";
+import type { Participant, RoomView, SelectionOutcome } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { candidate, existingAgentsRoom, room } from "../agent-choice/helpers.js";
 import { Driver, HUMAN, broadcasts, ofKind, onlyBroadcast, plain, says, settings, tells, who } from "../support/session-fixtures.js";
 

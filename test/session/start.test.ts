@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptySessions, step } from "../../src/session/step.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import {
   HUMAN,
   Driver,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { replay } from "../../src/session/replay.js";
 import { emptySessions } from "../../src/session/step.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { Driver, T0, broadcasts, conforming, ofKind, ok, settings } from "../support/session-fixtures.js";
 
 const TIMEOUT = 5_000;

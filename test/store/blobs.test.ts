@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { BlobReader, BlobWriter, blobChunks } from "../../src/store/blobs.js";
 import { BLOB_MIN_CHARS } from "../../src/host/journal-records.js";
 import { openSecondWriter } from "../../src/store/database-file.js";

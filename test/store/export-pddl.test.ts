@@ -7,7 +7,8 @@ import { summariseFormalModel, type FormalSummary } from "../../src/formal/index
 import { checkPlan, claimedPlanOf } from "../../src/session/plan-check.js";
 import { BlobWriter } from "../../src/store/blobs.js";
 import { openSecondWriter } from "../../src/store/database-file.js";
-import type { Input, SolutionBody } from "../../src/session/types.js";
+import type { SolutionBody } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { ExportError } from "../../src/store/export.js";
 import { exportSessionPddl } from "../../src/store/export-pddl.js";
 import { SessionStore } from "../../src/store/session-store.js";

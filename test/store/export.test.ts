@@ -4,7 +4,7 @@ import { Parser, termToId } from "n3";
 import type { Quad } from "n3";
 import { describe, expect, it } from "vitest";
 import { parseContribution } from "../../src/rdf/parse.js";
-import type { Input } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { ExportError, exportSession } from "../../src/store/export.js";
 import { SessionStore } from "../../src/store/session-store.js";
 import { Driver, conforming, contributionInput, ok, proposalInput, startInput } from "../support/session-fixtures.js";

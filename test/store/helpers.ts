@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { Driver, T0, contributionInput, proposalInput, startInput } from "../support/session-fixtures.js";
-import type { Input, Session } from "../../src/session/types.js";
+import type { Session } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 
 const made: string[] = [];
 

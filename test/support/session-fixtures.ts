@@ -4,21 +4,8 @@
  * argument the driver passes to `step`.
  */
 import { emptySessions, step } from "../../src/session/step.js";
-import type {
-  AnalysisOutcome,
-  Broadcast,
-  ContributionCheck,
-  Effect,
-  Input,
-  ItemCounts,
-  ModelAnalysis,
-  Participant,
-  Session,
-  SessionSettings,
-  Sessions,
-  SolutionBody,
-  ValidationFinding,
-} from "../../src/session/types.js";
+import type { AnalysisOutcome, ContributionCheck, ItemCounts, ModelAnalysis, Participant, Session, SessionSettings, SolutionBody, ValidationFinding } from "../../src/session/types.js";
+import type { Broadcast, Effect, Input, Sessions } from "../../src/session/step-io.js";
 
 /** The fake clock starts here (an arbitrary, non-zero instant). */
 export const T0 = 1_700_000_000_000;

@@ -4,7 +4,8 @@ import { decodeMessage, encodeMessage } from "../../src/protocol/codec.js";
 import { maxStatementWireBytes, modelPartStanzas, splitModel, statementWireBytes, turtleWireBytes } from "../../src/protocol/model-parts.js";
 import { protocolStanzas } from "../../src/protocol/outbound.js";
 import { MimeForMode, Mode, PREFIXES } from "../../src/base/vocab.js";
-import type { Broadcast, Proposal } from "../../src/session/types.js";
+import type { Proposal } from "../../src/session/types.js";
+import type { Broadcast } from "../../src/session/step-io.js";
 import { stanzaBytes, xmlSafeStanza, type Element } from "../../src/xmpp/stanza.js";
 import { ALL_FORBIDDEN, FORBIDDEN_CHARS, forbiddenCodePoints } from "../support/forbidden-chars.js";
 

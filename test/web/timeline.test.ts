@@ -1,7 +1,8 @@
 /** Timelines come from session steps only: the live stream and a replay of the logged inputs give the same one. */
 import { describe, expect, it } from "vitest";
 import type { SessionStep } from "../../src/host/session-host.js";
-import type { Input, Participant } from "../../src/session/types.js";
+import type { Participant } from "../../src/session/types.js";
+import type { Input } from "../../src/session/step-io.js";
 import { stepsFromEvents } from "../../src/web/session-steps.js";
 import { timelineOf } from "../../src/web/timeline.js";
 import { testHost } from "../support/test-host.js";

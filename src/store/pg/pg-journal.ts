@@ -22,7 +22,8 @@
  * evidence.
  */
 import type pg from "pg";
-import type { Input, Session, SessionId } from "../../session/types.js";
+import type { Session, SessionId } from "../../session/types.js";
+import type { Input } from "../../session/step-io.js";
 import type { SessionJournal } from "../../host/journal.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
 import type { HeardRecord } from "../../host/heard.js";

@@ -6,7 +6,8 @@
  * what was committed, whoever owns the room now.
  */
 import type pg from "pg";
-import type { Input, Session, SessionId } from "../../session/types.js";
+import type { Session, SessionId } from "../../session/types.js";
+import type { Input } from "../../session/step-io.js";
 import { fromArchivedForm, isCompletionStatus } from "../../host/journal-records.js";
 import type { ArchivedSummary, Artefact, ArtefactKind, BuildCount, ListArchivedOptions, SentRecord, StoredEvent } from "../../host/journal-records.js";
 

@@ -24,7 +24,8 @@
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { EvidenceRow } from "../../agent-choice/evidence.js";
-import type { Input, Session, SessionId } from "../../session/types.js";
+import type { Session, SessionId } from "../../session/types.js";
+import type { Input } from "../../session/step-io.js";
 import type { CoordinatorStore } from "../../host/coordinator-store.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
 import { stanzaIdIn, type HeardRecord } from "../../host/heard.js";

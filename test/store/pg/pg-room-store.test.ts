@@ -12,7 +12,7 @@ import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { runningBuildId } from "../../../src/base/build-info.js";
 import type { EvidenceRow } from "../../../src/agent-choice/evidence.js";
-import type { Input } from "../../../src/session/types.js";
+import type { Input } from "../../../src/session/step-io.js";
 import { HEARD_KEPT_MS } from "../../../src/store/heard-log.js";
 import { type HeardRecord } from "../../../src/host/heard.js";
 import { PgJournal } from "../../../src/store/pg/pg-journal.js";

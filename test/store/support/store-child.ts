@@ -5,7 +5,7 @@
  *   its own line only after `append` has returned (so the parent knows what was promised).
  */
 import { SessionStore } from "../../../src/store/session-store.js";
-import type { Input } from "../../../src/session/types.js";
+import type { Input } from "../../../src/session/step-io.js";
 
 const [mode, dataDir, sessionId = "s1"] = process.argv.slice(2);
 if (!dataDir) throw new Error("usage: store-child.ts hold|append <dataDir> [sessionId]");
