@@ -45,6 +45,18 @@ export function stanzaIdIn(keys: readonly string[]): string | undefined {
   return key === undefined ? undefined : key.slice(STANZA_ID_KEY.length);
 }
 
+/** Where a room's archive was last heard up to: the archive id of the newest message taken in that had one, and its instant. */
+export interface ArchivePosition {
+  readonly id: string;
+  readonly at: number;
+}
+
+/** The position after taking in a message with `keys` at `at`: its archive id when it has one and is not older than `current`. */
+export function positionAfter(current: ArchivePosition | undefined, keys: readonly string[], at: number): ArchivePosition | undefined {
+  const id = stanzaIdIn(keys);
+  return id !== undefined && at >= (current?.at ?? at) ? { id, at } : current;
+}
+
 /** The keys a room message is known by: the room's stanza-id, and the sender's id with a digest of the text. */
 export function heardKeys(roomJid: string, nick: string, stanza: Element): string[] {
   const keys: string[] = [];
@@ -77,7 +89,7 @@ const MEMORY_KEYS_PER_ROOM = 10_000;
 
 /** Without a store, what was heard is kept in memory: a reconnect catches up, a restart cannot. */
 export class MemoryHeardLog implements HeardLog {
-  private readonly rooms = new Map<string, { keys: Set<string>; last: number | undefined; lastSid: { id: string; at: number } | undefined; presentUntil: number | undefined }>();
+  private readonly rooms = new Map<string, { keys: Set<string>; last: number | undefined; lastSid: ArchivePosition | undefined; presentUntil: number | undefined }>();
 
   private room(room: string) {
     let r = this.rooms.get(room);
@@ -101,8 +113,7 @@ export class MemoryHeardLog implements HeardLog {
       r.keys.delete(key);
     }
     r.last = Math.max(r.last ?? heard.at, heard.at);
-    const sid = stanzaIdIn(heard.keys);
-    if (sid !== undefined && heard.at >= (r.lastSid?.at ?? heard.at)) r.lastSid = { id: sid, at: heard.at };
+    r.lastSid = positionAfter(r.lastSid, heard.keys, heard.at);
   }
 
   /** The archive id of the newest message taken in that had one. */

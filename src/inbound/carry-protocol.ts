@@ -11,7 +11,7 @@ import { readPartNumber } from "../protocol/part-number.js";
 import type { RefusalReason } from "../ops/refusals.js";
 import type { ContributionIntake } from "../host/contribution-intake.js";
 import type { ProposalIntake } from "../host/proposal-intake.js";
-import type { IdentifiedContext } from "./context.js";
+import { isRouted, type IdentifiedContext, type RoutedContext } from "./context.js";
 import type { ProtocolReading } from "./reading.js";
 import type { Stage } from "./chain.js";
 
@@ -81,9 +81,9 @@ export async function carryProtocol(ctx: IdentifiedContext, protocol: ProtocolRe
  * The stage after identifying: a protocol message is carried to the host's intakes here, and
  * goes no further; every other message goes on to routing (./route.ts).
  */
-export function carried(options: CarryOptions): Stage<IdentifiedContext, IdentifiedContext> {
+export function carried(options: CarryOptions): Stage<IdentifiedContext, RoutedContext> {
   return async (ctx, next) => {
+    if (isRouted(ctx)) return next(ctx);
     if (ctx.reading.kind === "protocol") await carryProtocol(ctx, ctx.reading.protocol, options);
-    else await next(ctx);
   };
 }

@@ -15,6 +15,14 @@ import type { InboundMessage } from "../xmpp/inbound.js";
 import type { Element } from "../xmpp/stanza.js";
 import type { Reading } from "./reading.js";
 
+/** After carry-protocol.ts: anything but a protocol message, which that stage has carried. */
+export type RoutedContext = IdentifiedContext & { readonly reading: Exclude<Reading, { kind: "protocol" }> };
+
+/** Whether the message is one for routing, not a protocol message. */
+export function isRouted(ctx: IdentifiedContext): ctx is RoutedContext {
+  return ctx.reading.kind !== "protocol";
+}
+
 /** What became of one message: taken in, already taken in before (a room gave it back again), or not input. */
 export type Taken = "taken" | "duplicate" | "ignored";
 

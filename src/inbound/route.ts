@@ -11,7 +11,7 @@ import { wording } from "./wording.js";
 import type { CommandScope } from "../commands/command.js";
 import { runCommand } from "../commands/registry.js";
 import type { SessionHost } from "../host/session-host.js";
-import { sentWhileAway, type IdentifiedContext } from "./context.js";
+import { sentWhileAway, type RoutedContext } from "./context.js";
 import type { Stage } from "./chain.js";
 
 /** Where messages go: the host, the command handlers with their scope, and the protocol carrier. */
@@ -22,13 +22,9 @@ export interface RouteOptions {
 }
 
 /** Sends one identified message on; resolves when the next message may follow. */
-export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions): Promise<void> {
+export async function routeMessage(ctx: RoutedContext, options: RouteOptions): Promise<void> {
   const { reading } = ctx;
   switch (reading.kind) {
-    case "protocol":
-      // Carried by the stage before (./carry-protocol.ts); only reached if the chain is built without it.
-      options.log.warn({ sender: ctx.sender.label, mode: reading.payloadMode }, "a protocol message reached routing; it was not carried");
-      return;
     case "debate-line":
       options.log.debug({ sender: ctx.sender.label, sessionId: reading.input.sessionId, line: reading.input.line.kind }, "debate line");
       options.sessions.apply(reading.input, ctx.heard);
@@ -55,6 +51,6 @@ export async function routeMessage(ctx: IdentifiedContext, options: RouteOptions
 }
 
 /** The last stage: the message goes where it belongs (routeMessage); nothing follows it. */
-export function routed(options: RouteOptions): Stage<IdentifiedContext, never> {
+export function routed(options: RouteOptions): Stage<RoutedContext, never> {
   return (ctx) => routeMessage(ctx, options);
 }

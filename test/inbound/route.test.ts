@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { CommandScope } from "../../src/commands/command.js";
 import { AVAILABLE_COMMANDS } from "../../src/commands/registry.js";
-import { withReading, withStanding, type InboundContext } from "../../src/inbound/context.js";
+import { isRouted, withReading, withStanding, type IdentifiedContext, type InboundContext } from "../../src/inbound/context.js";
 import type { Reading } from "../../src/inbound/reading.js";
 import { routeMessage, type RouteOptions } from "../../src/inbound/route.js";
 import { carried, type CarryOptions } from "../../src/inbound/carry-protocol.js";
@@ -31,6 +31,12 @@ function identified(ctx: InboundContext, reading: Reading) {
   return withStanding(withReading(ctx, reading), { participant: { nick: "alice", jid: undefined, identity: "nick:alice" }, requester: { nick: "alice", jid: undefined, identity: "nick:alice" }, facts: { nick: "alice", identity: "nick:alice", realJid: undefined, formerNicks: [] }, agent: false });
 }
 
+/** routeMessage on a message the carrying stage hands on (anything but protocol). */
+function route(ctx: IdentifiedContext, options: RouteOptions): Promise<void> {
+  if (!isRouted(ctx)) throw new Error("a protocol message is carried, not routed");
+  return routeMessage(ctx, options);
+}
+
 describe("route", () => {
   it("carries a protocol message to the host's intakes and no further, and hands anything else on to routing", async () => {
     const { carry, calls } = routing();
@@ -46,8 +52,8 @@ describe("route", () => {
   it("sends a command to its handler, and answers in the room it was said in", async () => {
     const { options, calls } = routing();
     const outlet = keptOutlet();
-    await routeMessage(identified(contextOf(roomLine("alice", "mfr-cancel s1"), rooms, outlet), { kind: "command", command: { name: "cancel", sessionId: "s1" } }), options);
-    await routeMessage(identified(contextOf(roomLine("alice", "mfr-list"), rooms, outlet), { kind: "command", command: { name: "list" } }), options);
+    await route(identified(contextOf(roomLine("alice", "mfr-cancel s1"), rooms, outlet), { kind: "command", command: { name: "cancel", sessionId: "s1" } }), options);
+    await route(identified(contextOf(roomLine("alice", "mfr-list"), rooms, outlet), { kind: "command", command: { name: "list" } }), options);
     expect(calls).toEqual(["cancel s1"]);
     expect(outlet.said).toEqual([{ how: "to", target: { kind: "room", room: "room@conference.localhost" }, text: "No sessions." }]);
   });
@@ -56,10 +62,10 @@ describe("route", () => {
     const { options, calls } = routing();
     const outlet = keptOutlet();
     const ctx = () => contextOf(roomLine("alice", "x"), rooms, outlet);
-    await routeMessage(identified(ctx(), { kind: "debate-line", input: { kind: "debate", sessionId: "s1", from: { nick: "Chair", jid: undefined }, line: { kind: "started" } } as never }), options);
-    await routeMessage(identified(ctx(), { kind: "unknown", unknown: { word: "mfr-lst", suggestion: "mfr-list" } }), options);
-    await routeMessage(identified(ctx(), { kind: "misuse", misuse: { name: "cancel", usage: "mfr-cancel <sessionId>" } }), options);
-    await routeMessage(identified(ctx(), { kind: "chatter" }), options);
+    await route(identified(ctx(), { kind: "debate-line", input: { kind: "debate", sessionId: "s1", from: { nick: "Chair", jid: undefined }, line: { kind: "started" } } as never }), options);
+    await route(identified(ctx(), { kind: "unknown", unknown: { word: "mfr-lst", suggestion: "mfr-list" } }), options);
+    await route(identified(ctx(), { kind: "misuse", misuse: { name: "cancel", usage: "mfr-cancel <sessionId>" } }), options);
+    await route(identified(ctx(), { kind: "chatter" }), options);
     expect(calls).toEqual(["apply debate"]);
     expect(outlet.said.map((s) => s.text)).toEqual(['alice: Unknown command "mfr-lst"; did you mean mfr-list? Say "help" for the commands I know.', "Usage: mfr-cancel <sessionId>"]);
   });

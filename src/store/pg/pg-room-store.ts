@@ -28,7 +28,7 @@ import type { Session, SessionId } from "../../session/types.js";
 import type { Input } from "../../session/step-io.js";
 import type { CoordinatorStore } from "../../host/coordinator-store.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
-import { stanzaIdIn, type HeardRecord } from "../../host/heard.js";
+import { positionAfter, type ArchivePosition, type HeardRecord } from "../../host/heard.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../../host/journal-records.js";
 import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
 import { PgRoomReader } from "./pg-room-reader.js";
@@ -70,7 +70,7 @@ interface HeardRoom {
   readonly keys: Map<string, number>;
   newest: number | undefined;
   /** The archive id of the newest message taken in that had one, and its instant. */
-  newestSid?: { id: string; at: number };
+  newestSid?: ArchivePosition | undefined;
 }
 
 /** A room unit's store on PostgreSQL, for the instance that owns it (see the module comment). */
@@ -124,8 +124,7 @@ export class PgRoomStore implements CoordinatorStore {
       if (!entry) continue;
       const at = Number(row.at);
       entry.keys.set(row.key, at);
-      const sid = stanzaIdIn([row.key]);
-      if (sid !== undefined && at >= (entry.newestSid?.at ?? at)) entry.newestSid = { id: sid, at };
+      entry.newestSid = positionAfter(entry.newestSid, [row.key], at);
     }
     const newest = await pool.query<{ room: string; at: string }>("SELECT room, max(at)::text AS at FROM journal_heard WHERE room = ANY($1::text[]) GROUP BY room", [rooms]);
     for (const row of newest.rows) {
@@ -340,7 +339,6 @@ export class PgRoomStore implements CoordinatorStore {
     }
     for (const key of heard.keys) if (!entry.keys.has(key)) entry.keys.set(key, heard.at);
     entry.newest = Math.max(entry.newest ?? heard.at, heard.at);
-    const sid = stanzaIdIn(heard.keys);
-    if (sid !== undefined && heard.at >= (entry.newestSid?.at ?? heard.at)) entry.newestSid = { id: sid, at: heard.at };
+    entry.newestSid = positionAfter(entry.newestSid, heard.keys, heard.at);
   }
 }
