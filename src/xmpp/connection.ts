@@ -143,7 +143,10 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
         await xmpp.start();
       } catch (err) {
         this.xmpp = undefined;
+        // The failed client is dropped, but its socket may still fail (a server that reset it
+        // fails the closing write too): an 'error' with no listener would be thrown.
         xmpp.removeAllListeners();
+        xmpp.on("error", (error: unknown) => this.log.debug({ err: describeError(error) }, "error of a failed connection attempt"));
         await xmpp.stop().catch(() => undefined);
         throw err;
       }

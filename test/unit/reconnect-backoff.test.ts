@@ -80,3 +80,46 @@ describe("a server that cannot be reached at start", () => {
     expect(lines.some((l) => l.msg === LOST_CONNECTION_LOG)).toBe(false);
   });
 });
+
+describe("a server that resets the socket of a failed attempt", () => {
+  it("never makes the dropped client's socket error an uncaught exception", async () => {
+    // Answers the stream header with a stream error, then resets: the attempt fails, and the
+    // dropped client's closing write meets the reset socket (ECONNRESET or EPIPE).
+    const server: Server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => {
+        socket.write(
+          "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s' from='localhost' version='1.0'>" +
+            "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>",
+        );
+        socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => void uncaught.push(err);
+    // vitest's own handler would fail the run on the first one; this test counts them instead.
+    const vitestHandlers = process.listeners("uncaughtException");
+    process.removeAllListeners("uncaughtException");
+    process.on("uncaughtException", onUncaught);
+    try {
+      const { log, lines } = capturingLogger();
+      const connection = new XmppConnection(
+        { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { baseMs: 5, capMs: 10, random: () => 0 } },
+        log,
+      );
+      const starting = connection.start();
+      while (lines.filter((l) => l.msg === "connection attempt failed").length < 5) await new Promise((r) => setTimeout(r, 10));
+      await connection.stop();
+      await starting;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(uncaught).toEqual([]);
+      expect(lines.some((l) => l.msg === "error of a failed connection attempt")).toBe(true);
+    } finally {
+      process.removeListener("uncaughtException", onUncaught);
+      for (const handler of vitestHandlers) process.on("uncaughtException", handler);
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
