@@ -33,7 +33,7 @@
  * that 1:1 chat shares the room connection, for comparison.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,7 @@ import { xml } from "@xmpp/client";
 import { Occupant, type Element } from "./support/occupant.js";
 import { childStartTag, childText } from "./support/raw-message.js";
 import { SessionRecording, StandIn } from "./load/stand-in.js";
+import { cpuMsOf, rssOf } from "./support/proc.js";
 
 
 const TARGET_OVERHEAD_MS = 30;
@@ -286,15 +287,6 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, what: stri
   }
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMsOf(pid: number, thread?: number): number {
-  // The command name (field 2) may hold spaces; the fields after its closing ")" are fixed.
-  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the line, i.e. 11 and 12 after the state field.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * CPU used so far by the coordinator (all its threads, and its main thread alone: the one
  * whose id is the process's), Prosody, and this process (the agents, the person, the echo).
@@ -315,13 +307,6 @@ function cpuPerSession(before: ReturnType<typeof cpuNow>, after: ReturnType<type
   const cpu = { coordinator: per("coordinator"), main: per("coordinatorMain"), prosody: per("prosody"), bench: per("bench") };
   const words = `coordinator ${ms(cpu.coordinator)} (main thread ${ms(cpu.main)}, model workers and the rest ${ms(cpu.coordinator - cpu.main)}), Prosody ${ms(cpu.prosody)}, this bench's agents and clients ${ms(cpu.bench)}`;
   return { ...cpu, words };
-}
-
-/** Peak and current resident set of a process, from /proc (Linux). */
-function rssOf(pid: number): { peakMiB: number; nowMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { peakMiB: kb("VmHWM") / 1024, nowMiB: kb("VmRSS") / 1024 };
 }
 
 function startCoordinator(server: LocalProsody, dir: string, account: { username: string; password: string }, room: string, options: Options): ChildProcess {

@@ -36,9 +36,15 @@ export interface InstanceSpec {
   /** The contents of `agent:mfrConfig [ … ]` besides the data directory. */
   mfrConfig: string;
   logLevel: string;
+  /** Lease timing (MFR_LEASE_MS, MFR_LEASE_RENEW_MS, MFR_LEASE_MARGIN_MS); default the shipped one. */
+  lease?: { ms: number; renewMs: number; marginMs: number };
 }
 
-const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
+/**
+ * The compiled command line: beside this file's compiled form (dist/bench/failover/), or,
+ * when this runs from source (a test under vitest), the build's (`npm test` builds first).
+ */
+const CLI = import.meta.url.endsWith(".ts") ? fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url)) : fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 
 /** See the module comment. */
 export class CoordinatorInstance {
@@ -97,6 +103,7 @@ export class CoordinatorInstance {
       env.MFR_INSTANCE_ID = spec.id;
       if (spec.rooms && spec.rooms.length > 0) env.MFR_ROOMS = spec.rooms.join(",");
       if (spec.maxRoomsPerInstance !== undefined) env.MFR_MAX_ROOMS_PER_INSTANCE = String(spec.maxRoomsPerInstance);
+      if (spec.lease) Object.assign(env, { MFR_LEASE_MS: String(spec.lease.ms), MFR_LEASE_RENEW_MS: String(spec.lease.renewMs), MFR_LEASE_MARGIN_MS: String(spec.lease.marginMs) });
     }
     this.logFile ??= createWriteStream(join(spec.dir, "coordinator.log"), { flags: "a" });
     const logFile = this.logFile;

@@ -27,7 +27,8 @@ export interface Started {
   status?: string;
 }
 
-function payloadJson(stanza: Element): { type: string; json: Record<string, unknown> } | undefined {
+/** A ModelNegotiation payload's message type and JSON, or undefined for any other message. */
+export function payloadJson(stanza: Element): { type: string; json: Record<string, unknown> } | undefined {
   const payload = stanza.getChild("payload", LINGUE);
   if (!payload || payload.attrs.mode !== Mode.ModelNegotiation) return undefined;
   try {

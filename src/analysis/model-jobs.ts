@@ -22,6 +22,8 @@ export interface JobOptions {
   key?: string;
   /** Called once, when a thread begins the job (its time budget starts then). */
   onStart?: () => void;
+  /** Called instead of the pool's own listener when the job is refused for a full queue (a shared pool's user counts its own). */
+  onQueueFull?: () => void;
 }
 
 /** An analysis may also split the model it makes, for the part sizes it will be sent in. */

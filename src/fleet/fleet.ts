@@ -34,7 +34,8 @@ import { writeIdleLimitMs } from "../config/lease-timing.js";
 import { maskedDatabaseUrl } from "../config/shared-settings.js";
 import type { Config } from "../config/schema.js";
 import type { Coordinator } from "../coordinator/coordinator.js";
-import { LaunchedCoordinator } from "../launch/launched-coordinator.js";
+import { LaunchedCoordinator, modelWorkerOf } from "../launch/launched-coordinator.js";
+import type { ModelWorker } from "../model-workers/model-worker.js";
 import type { Readiness } from "../ops/readiness.js";
 import { operationsRoutes } from "../ops/routes.js";
 import { LeaseKeeper, type LeaseKeeperEvent, type LossReason } from "./lease-keeper.js";
@@ -45,15 +46,11 @@ import { RoomLeases } from "../store/pg/room-lease.js";
 import { XmppConnection } from "../xmpp/connection.js";
 import { LINGUE_FEATURES } from "../base/vocab.js";
 import { answerDiscoveryAndPing } from "../xmpp/service-discovery.js";
-import type { RunningWebView } from "../web/index.js";
-import { DatabaseView } from "./database-view.js";
-import { startFleetWebView } from "./fleet-http.js";
+import { serveFleetWeb, type FleetWebServer } from "./fleet-http.js";
 import { stopInsideWriteHook } from "./stop-inside-write.js";
 import { FleetMetrics } from "./fleet-metrics.js";
 import { defaultInstanceId, roomUnitsOf, type RoomUnit } from "./room-units.js";
 
-/** Connections of the web view's own pool: one refresh and one page load at a time. */
-const VIEW_CONNECTIONS = 2;
 /** Connections of the leases' own pool: a claim pass and the renewals, none of which waits on a lock. */
 const LEASE_CONNECTIONS = 3;
 
@@ -102,12 +99,16 @@ export class Fleet {
    */
   private readonly leasePool: pg.Pool;
   private readonly keeper: LeaseKeeper;
+  /**
+   * One model worker pool for every unit this instance owns: threads grow with the work, not
+   * with the rooms (each unit's coordinator has a share of it, model-workers/model-share.ts).
+   */
+  private readonly models: ModelWorker;
   private readonly owned = new Map<string, Owned>();
   /** The tail of each unit's takeovers and stops, run one after another. */
   private readonly transitions = new Map<string, Promise<void>>();
-  private web: RunningWebView | undefined;
-  /** Every session in the database, for the web view; with its own pool. */
-  private view: { readonly sessions: DatabaseView; readonly pool: pg.Pool } | undefined;
+  /** The web view with every session in the database, on its own pool (./fleet-http.ts). */
+  private web: FleetWebServer | undefined;
   /** Asks the database whether it answers, every renewal period, for /readyz. */
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -153,6 +154,8 @@ export class Fleet {
       { account: { ...config.xmpp, resource: `${config.xmpp.resource}-${this.instanceId}` }, maxStanzaBytes: config.limits.maxStanzaBytes, presencePriority: -1, maySpeak: () => false },
       this.log.child({ line: "standby" }),
     );
+    // The units run on the shared database, so the threads write no blobs (no store path).
+    this.models = modelWorkerOf(config, undefined, () => undefined);
     this.metrics = new FleetMetrics({ wanted: () => this.units.size, owned: () => this.owned.size });
     this.keeper = new LeaseKeeper({
       owner: this.instanceId,
@@ -209,18 +212,15 @@ export class Fleet {
     await this.keeper.stop();
     for (const [room] of handing) this.log.info({ room }, "handed over room");
     await this.web?.close();
-    if (this.view) {
-      await this.view.sessions.close();
-      await this.view.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the web view's database pool failed"));
-    }
     await this.standby.stop().catch((err: unknown) => this.log.warn({ err }, "closing the standby connection failed"));
+    await this.models.close();
     await this.pool.end().catch((err: unknown) => this.log.warn({ err }, "closing the database pool failed"));
     await this.leasePool.end().catch((err: unknown) => this.log.warn({ err }, "closing the leases' database pool failed"));
   }
 
   /** Where the web view listens (`http://127.0.0.1:<port>/`), or undefined when it is off. */
   get webUrl(): string | undefined {
-    return this.web?.url;
+    return this.web?.view.url;
   }
 
   /** Owner of some units (and ready in each), or standing by (connected to the database). */
@@ -273,6 +273,7 @@ export class Fleet {
       log,
       now: this.now,
       store,
+      sharedModels: this.models,
       fleet: { maySpeak: () => !this.stopping && this.keeper.holds(room) === epoch },
     });
     const { coordinator } = launched;
@@ -286,7 +287,7 @@ export class Fleet {
       return;
     }
     if (this.owned.get(room) !== owned) return;
-    this.view?.sessions.addOwned(room, coordinator.sessions);
+    this.web?.sessions.addOwned(room, coordinator.sessions);
     this.metrics.tookOver();
     log.info(
       { room, epoch, why: epoch === 1 ? "the room had no owner yet" : "the previous owner's lease ended (released, expired or lost)", restored: coordinator.sessions.liveSessions().length, ms: Math.round(performance.now() - claimedAt) },
@@ -304,7 +305,7 @@ export class Fleet {
   }
 
   private async stopUnit(room: string, owned: Owned): Promise<void> {
-    this.view?.sessions.removeOwned(room, owned.coordinator.sessions);
+    this.web?.sessions.removeOwned(room, owned.coordinator.sessions);
     if (this.owned.get(room) === owned) this.owned.delete(room);
     try {
       await owned.launched.stop();
@@ -319,37 +320,18 @@ export class Fleet {
    * that cannot be bound, or an address beyond loopback without a token, stops the start.
    */
   private async startWebView(port: number): Promise<void> {
-    const { http, shared } = this.config;
-    const pool = openPool({
-      url: shared.database ?? "",
-      applicationName: `mfr-coordinator ${this.instanceId} web view`.slice(0, 63),
-      max: VIEW_CONNECTIONS,
-      limits: { idleInTransactionMs: writeIdleLimitMs(shared) },
-      onIdleError: (err) => this.log.warn({ err: err.message }, "an idle connection of the web view to the database broke; the pool opens a new one"),
+    this.web = await serveFleetWeb({
+      config: this.config,
+      instanceId: this.instanceId,
+      port,
+      rooms: () => [...this.owned.values()].flatMap((owned) => owned.coordinator.absences.rooms()),
+      operations: operationsRoutes({
+        metrics: { contentType: this.metrics.contentType, text: () => this.metrics.text(this.unitRegistries()) },
+        readiness: () => this.readiness(),
+      }),
+      now: this.now,
+      log: this.log,
     });
-    const sessions = new DatabaseView({ pool, log: this.log });
-    try {
-      this.web = await startFleetWebView({
-        host: http.host,
-        port,
-        token: http.token ?? undefined,
-        view: sessions,
-        rooms: () => [...this.owned.values()].flatMap((owned) => owned.coordinator.absences.rooms()),
-        operations: operationsRoutes({
-          metrics: { contentType: this.metrics.contentType, text: () => this.metrics.text(this.unitRegistries()) },
-          readiness: () => this.readiness(),
-        }),
-        now: this.now,
-        log: this.log,
-      });
-    } catch (err) {
-      await sessions.close();
-      await pool.end().catch(() => undefined);
-      throw err;
-    }
-    this.view = { sessions, pool };
-    sessions.start();
-    this.log.info({ url: this.web.url, token: http.token !== null, shows: "every session in the shared database", beside: ["/readyz", "/metrics", "/healthz"] }, "web view listening");
   }
 
   private noteLeaseEvent(event: LeaseKeeperEvent): void {

@@ -9,13 +9,22 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import { Coordinator, type CoordinatorOptions } from "../coordinator/coordinator.js";
 import type { CoordinatorStore } from "../host/coordinator-store.js";
+import type { ModelPool } from "../host/model-service.js";
+import { ModelShare } from "../model-workers/model-share.js";
 import { defaultWorkerCount, ModelWorker } from "../model-workers/model-worker.js";
 import { operationsRoutes } from "../ops/routes.js";
 import { SessionStore } from "../store/index.js";
 import { startWebView, type RunningWebView } from "../web/index.js";
 
 /** What a launched coordinator is made with: the coordinator's options, less what the launch makes. */
-export type LaunchOptions = Omit<CoordinatorOptions, "models">;
+export type LaunchOptions = Omit<CoordinatorOptions, "models"> & {
+  /**
+   * A model worker pool several coordinators share (a fleet instance's, one for all its
+   * rooms): the coordinator takes a share of it (ModelShare) and leaves it running when it
+   * stops. Without it the coordinator has a pool of its own.
+   */
+  sharedModels?: ModelPool;
+};
 
 /** The embedded store, when that is what the coordinator runs on: the model workers' blob file and the web view's archive. */
 export function embeddedStore(store: CoordinatorStore | undefined): SessionStore | undefined {
@@ -43,8 +52,10 @@ export class LaunchedCoordinator {
   private web: RunningWebView | undefined;
 
   constructor(private readonly options: LaunchOptions) {
-    const models = modelWorkerOf(options.config, options.store, () => this.coordinator.metrics.refused("workers-busy"));
-    this.coordinator = new Coordinator({ ...options, models });
+    const { sharedModels, ...coordinatorOptions } = options;
+    const refused = () => this.coordinator.metrics.refused("workers-busy");
+    const models = sharedModels ? new ModelShare(sharedModels, refused) : modelWorkerOf(options.config, options.store, refused);
+    this.coordinator = new Coordinator({ ...coordinatorOptions, models });
   }
 
   /** Restores the sessions, starts the web view (a port that cannot be bound stops the start), then joins and connects. */

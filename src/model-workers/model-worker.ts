@@ -201,7 +201,7 @@ export class ModelWorker {
     if (this.closed) return Promise.resolve({ ok: false, error: "the model worker was closed" });
     const max = this.options.maxQueued;
     if (max !== undefined && this.queue.length >= max) {
-      this.options.onQueueFull?.();
+      (options.onQueueFull ?? this.options.onQueueFull)?.();
       return Promise.resolve({ ok: false, error: `the model workers are busy (${this.queue.length} jobs waiting, the most allowed); try again in a moment` });
     }
     return new Promise((resolve) => {

@@ -220,6 +220,10 @@ describe("ModelWorker as a pool", () => {
     const first = pool.analyse(small());
     const second = await pool.analyse(small());
     expect(second).toEqual({ ok: false, error: "the model workers are busy (1 jobs waiting, the most allowed); try again in a moment" });
+    // A shared pool's user hears of its own refusals (the job's listener), not the pool's listener.
+    let heard = 0;
+    await pool.check({ sessionId: "s", agent: "a", content: "", mime: "text/turtle" } as never, { onQueueFull: () => (heard += 1) });
+    expect(heard).toBe(1);
     expect(await first).toMatchObject({ ok: true });
   });
 });
