@@ -15,7 +15,7 @@
  * Prints figures only; not a test (test/fleet/rooms.test.ts runs a small version).
  * Run: npm run build && node dist/bench/rooms.js [--rooms R] [--kills 1|2] [--pace MS]
  *   [--steady MS] [--gap MIN-MAX] [--agents N] [--triples N] [--busy N] [--max-rooms N]
- *   [--seed N] [--log-level L]
+ *   [--cli OTHER/dist/src/cli.js] [--seed N] [--log-level L]
  * Each instance's log is written to `coordinator.log` in its directory; ROOMS_BENCH_KEEP=1
  * keeps the directories (and says where).
  */
@@ -42,6 +42,7 @@ function optionsFrom(argv: string[]): RoomsOptions & { seed: number } {
       triples: { type: "string", default: "100" },
       busy: { type: "string", default: "0" },
       "max-rooms": { type: "string" },
+      cli: { type: "string" },
       seed: { type: "string" },
       "log-level": { type: "string", default: "info" },
     },
@@ -60,6 +61,7 @@ function optionsFrom(argv: string[]): RoomsOptions & { seed: number } {
     agents: Number(values.agents),
     triples: Number(values.triples),
     busy: Number(values.busy),
+    ...(values.cli !== undefined ? { cli: values.cli } : {}),
     ...(values["max-rooms"] !== undefined ? { maxRoomsPerInstance: Number(values["max-rooms"]) } : {}),
     random: seededRandom(seed),
     logLevel: values["log-level"],

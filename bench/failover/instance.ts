@@ -36,6 +36,8 @@ export interface InstanceSpec {
   /** The contents of `agent:mfrConfig [ … ]` besides the data directory. */
   mfrConfig: string;
   logLevel: string;
+  /** The command line to run (another build's `dist/src/cli.js`, to compare); default this build's. */
+  cli?: string;
   /** Lease timing (MFR_LEASE_MS, MFR_LEASE_RENEW_MS, MFR_LEASE_MARGIN_MS); default the shipped one. */
   lease?: { ms: number; renewMs: number; marginMs: number };
 }
@@ -107,7 +109,7 @@ export class CoordinatorInstance {
     }
     this.logFile ??= createWriteStream(join(spec.dir, "coordinator.log"), { flags: "a" });
     const logFile = this.logFile;
-    const child = spawn(process.execPath, [CLI, "start", "--profile", profile, "--secrets", secrets], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [spec.cli ?? CLI, "start", "--profile", profile, "--secrets", secrets], { env, stdio: ["ignore", "pipe", "pipe"] });
     this.child = child;
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
     let carry = "";

@@ -33,6 +33,8 @@ export interface RoomsOptions {
   busy: number;
   /** Lease timing; default the shipped one. */
   lease?: { ms: number; renewMs: number; marginMs: number };
+  /** Another build's `dist/src/cli.js` to run the instances with (a before figure); default this build's. */
+  cli?: string;
   /** Most rooms per instance; default half the rooms, so two instances can hold them all. */
   maxRoomsPerInstance?: number;
   random: () => number;
@@ -125,6 +127,7 @@ export async function runRooms(server: LocalProsody, postgres: TestPostgres, dir
         mfrConfig: MFR_CONFIG,
         logLevel: options.logLevel,
         ...(options.lease ? { lease: options.lease } : {}),
+        ...(options.cli ? { cli: options.cli } : {}),
       });
       instance.start();
       instances.push(instance);

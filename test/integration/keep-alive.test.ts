@@ -100,7 +100,13 @@ describe("keeping in touch with the server and the rooms", () => {
       process.kill(server().pid, "SIGCONT");
     }
     await until(() => coordinator.rooms.isJoined(room), "the room joined again", 20_000);
-    await answersInRoom(await person(room, "alice"), room);
+    try {
+      await answersInRoom(await person(room, "alice"), room);
+    } catch (err) {
+      // What the coordinator did meanwhile says why (a second drop, a catch-up that waited).
+      const tail = logs.slice(-60).map((l) => JSON.stringify(l)).join("\n");
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\nthe coordinator's last log lines:\n${tail}`);
+    }
   }, 40_000);
 
   it("a ping asked on a stream that dropped meanwhile leaves the stream that replaced it alone", async () => {
