@@ -112,29 +112,29 @@ export async function runRooms(server: LocalProsody, postgres: TestPostgres, dir
   let crowd: Crowd | undefined;
   const busy = busyLoops(options.busy);
   try {
-    // One after another, each once it has claimed what it will: the first two fill up to
-    // `max`, the third takes what is left (or stands by).
+    // All three at once, as a deploy starts them: they share the rooms (a third each, up to `max`).
     for (let i = 1; i <= INSTANCES; i++) {
-      const instance = await CoordinatorInstance.create({
-        id: `i${i}`,
-        dir: join(dir, `i${i}`),
-        server,
-        account,
-        room: roomJids[0] as string,
-        rooms: roomJids.slice(1),
-        maxRoomsPerInstance: max,
-        databaseUrl,
-        mfrConfig: MFR_CONFIG,
-        logLevel: options.logLevel,
-        ...(options.lease ? { lease: options.lease } : {}),
-        ...(options.cli ? { cli: options.cli } : {}),
-      });
-      instance.start();
-      instances.push(instance);
-      const wanted = Math.min(max, options.rooms - instances.slice(0, -1).reduce((n, x) => n + x.ownedRooms().length, 0));
-      await until(`${instance.id} to take its ${wanted} rooms`, () => instance.ownedRooms().length >= wanted && instance.current().some((l) => l.msg === "standing by"), 120_000 + options.rooms * 500);
-      say(`${instance.id}: owns ${instance.ownedRooms().length} rooms`);
+      instances.push(
+        await CoordinatorInstance.create({
+          id: `i${i}`,
+          dir: join(dir, `i${i}`),
+          server,
+          account,
+          room: roomJids[0] as string,
+          rooms: roomJids.slice(1),
+          maxRoomsPerInstance: max,
+          databaseUrl,
+          mfrConfig: MFR_CONFIG,
+          logLevel: options.logLevel,
+          ...(options.lease ? { lease: options.lease } : {}),
+          ...(options.cli ? { cli: options.cli } : {}),
+        }),
+      );
     }
+    for (const instance of instances) instance.start();
+    const owned = () => instances.reduce((n, i) => n + i.ownedRooms().length, 0);
+    await until(`every room owned`, () => owned() >= options.rooms, 120_000 + options.rooms * 500);
+    say(`rooms owned: ${instances.map((i) => `${i.id} ${i.ownedRooms().length}`).join(", ")}`);
     const roomsPerInstance = Object.fromEntries(instances.map((i) => [i.id, i.ownedRooms().length]));
     const idleRssMiB = Object.fromEntries(instances.map((i) => [i.id, rssOf(i.pid ?? 0).nowMiB]));
 

@@ -24,6 +24,7 @@
  * No SQL and no XMPP here: the leases are a `KeeperLeases` (the store's `RoomLeases` is
  * one), the clock and timers are injected (defaults: `performance.now()`, `setTimeout`).
  */
+import type { ClaimShare } from "../store/pg/room-lease.js";
 
 /** A lease as the keeper needs it back from a claim or a renewal: its epoch. */
 export interface KeptLease {
@@ -39,8 +40,12 @@ export interface KeptLease {
  * hands), and reject when the database could not be asked.
  */
 export interface KeeperLeases {
-  /** Claims up to `max` of `rooms` that are free or expired, in the order given, for `owner` for `leaseMs`. */
-  claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number): Promise<ReadonlyMap<string, KeptLease>>;
+  /**
+   * Claims up to `max` of `rooms` that are free or expired, in the order given, for `owner`
+   * for `leaseMs`; with `share`, no more than the instance's fair share of the units among
+   * the instances claiming now, and it counts as claiming for `share.seenMs` (RoomLeases.claimAny).
+   */
+  claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number, share?: ClaimShare): Promise<ReadonlyMap<string, KeptLease>>;
   /** Extends each of the owner's running leases at its epoch to `leaseMs` from now. */
   renewAll(owner: string, held: ReadonlyArray<{ room: string; epoch: number }>, leaseMs: number): Promise<ReadonlyMap<string, KeptLease>>;
   /** Ends the owner's lease at `epoch` now; true when it was still running. */
@@ -111,6 +116,11 @@ export interface LeaseKeeperOptions {
   readonly leases: KeeperLeases;
   /** Most rooms owned at once (`mfr:maxRoomsPerInstance`); default: all of `rooms`. */
   readonly maxRooms?: number;
+  /**
+   * Whether the first claim pass of an instance that wants several rooms only says it is
+   * claiming, so instances started together share the rooms (claimFree). Default true.
+   */
+  readonly announceFirst?: boolean;
   /** How long a claim or renewal holds the room in the database. Default 6000. */
   readonly leaseMs?: number;
   /** How often leases are renewed and free rooms tried. Default 2000. */
@@ -172,6 +182,8 @@ export class LeaseKeeper {
   private readonly clock: KeeperClock;
   private readonly held = new Map<string, Held>();
   private claiming = false;
+  /** The first claim pass has said this instance is claiming (see claimFree). */
+  private announced = false;
   private started = false;
   private stopped = false;
   /** Set when `stop` has resolved: not even events any more. */
@@ -325,8 +337,11 @@ export class LeaseKeeper {
    */
   private async claimFree(): Promise<void> {
     const wanted = this.rooms.filter((room) => !this.held.has(room));
-    const room = this.maxRooms - this.held.size;
-    if (this.stopped || wanted.length === 0 || room <= 0) return;
+    // The first pass of an instance that wants several rooms only says it is claiming: the
+    // instances started with it then count each other at the next pass, and share the rooms.
+    const room = this.announced || this.rooms.length <= 1 || this.options.announceFirst === false ? this.maxRooms - this.held.size : 0;
+    if (this.stopped || wanted.length === 0 || (room <= 0 && this.announced)) return;
+    this.announced = true;
     this.claiming = true;
     let timer: unknown;
     try {
@@ -346,7 +361,9 @@ export class LeaseKeeper {
     const sentAt = this.clock.now();
     let won: ReadonlyMap<string, KeptLease>;
     try {
-      won = await this.leases.claimAny(wanted, this.owner, this.leaseMs, max);
+      // Counted as claiming until two renewal periods from now (at most a lease): an instance
+      // that died or stopped claiming drops out of the count no later than its leases run out.
+      won = await this.leases.claimAny(wanted, this.owner, this.leaseMs, max, { units: this.rooms.length, held: this.held.size, seenMs: Math.min(2 * this.renewMs, this.leaseMs) });
     } catch (error) {
       if (!this.stopped) this.emit({ kind: "claim-failed", rooms: wanted, owner: this.owner, why: messageOf(error), at: this.clock.now() });
       return;

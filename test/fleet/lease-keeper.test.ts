@@ -42,6 +42,8 @@ function harness(rooms: readonly string[], options: Partial<LeaseKeeperOptions> 
     onOwned: (room, epoch) => log.push(`owned ${room}@${epoch} t=${world.t}`),
     onLost: (room, why: LossReason) => log.push(`lost ${room} (${why}) t=${world.t}`),
     onEvent: (event) => events.push(event),
+    // Claims from the first pass on; the announcing first pass has its own test.
+    announceFirst: false,
     ...options,
   });
   return { world, keeper, log, events };
@@ -66,6 +68,23 @@ describe("claiming", () => {
     expect([...keeper.owned()]).toEqual([
       ["a", 1],
       ["c", 1],
+    ]);
+  });
+
+  it("with several rooms, first only says it is claiming, and claims its share at the next period", async () => {
+    const world = new FakeWorld();
+    const shares: unknown[] = [];
+    const leases = world.leases();
+    const { keeper, log } = harness(["a", "b", "c"], { announceFirst: true, leases: { ...leases, claimAny: (rooms, who, ms, max, share) => (shares.push({ max, share }), leases.claimAny(rooms, who, ms, max, share)) } }, world);
+    keeper.start();
+    await world.advance(0);
+    expect(log).toEqual([]);
+    await world.advance(RENEW_MS);
+    expect(log).toEqual([`owned a@1 t=${RENEW_MS}`, `owned b@1 t=${RENEW_MS}`, `owned c@1 t=${RENEW_MS}`]);
+    // Every claim counts it as claiming for two renewal periods, with the units it wants and holds.
+    expect(shares).toEqual([
+      { max: 0, share: { units: 3, held: 0, seenMs: 2 * RENEW_MS } },
+      { max: 3, share: { units: 3, held: 0, seenMs: 2 * RENEW_MS } },
     ]);
   });
 

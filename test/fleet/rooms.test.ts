@@ -1,10 +1,11 @@
 /**
  * The small version of bench/rooms.ts: 20 rooms over three instances on one PostgreSQL,
- * over a real Prosody (failing, never skipping, when either is missing); a person and three
- * instant agents in every room, each on one connection; sessions started in random rooms;
- * kill -9 of the instance with the most rooms. Every room it owned is taken over, and
- * nothing is lost, sent twice or missed. The figures (times, CPU, memory) are the bench's;
- * this checks what must hold.
+ * started together, over a real Prosody (failing, never skipping, when either is missing);
+ * a person and three instant agents in every room, each on one connection; sessions
+ * started in random rooms; kill -9 of the instance with the most rooms. The instances share
+ * the rooms at the start and the two left share the dead one's; every room it owned is taken
+ * over, and nothing is lost, sent twice or missed. The figures (times, CPU, memory) are the
+ * bench's; this checks what must hold.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,12 +37,14 @@ describe("many rooms over three instances", () => {
         logLevel: "info",
         say: () => undefined,
       });
-      // The first two instances fill up to half the rooms each; the third stands by.
-      expect(Object.values(figures.roomsPerInstance)).toEqual([10, 10, 0]);
+      // Started together, the instances share the rooms: a third each.
+      expect(Object.values(figures.roomsPerInstance).sort()).toEqual([6, 7, 7]);
+      // The dead instance's rooms are shared by the two others, every one taken over.
       const [takeover] = figures.takeovers;
-      expect(takeover?.rooms).toBe(10);
-      expect(takeover?.perRoomMs).toHaveLength(10);
-      expect(takeover?.takenBy).toEqual({ i3: 10 });
+      expect(takeover?.rooms).toBe(7);
+      expect(takeover?.perRoomMs).toHaveLength(7);
+      expect(Object.keys(takeover?.takenBy ?? {})).toHaveLength(2);
+      expect(Object.values(takeover?.takenBy ?? {}).reduce((a, b) => a + b, 0)).toBe(7);
       expect(figures.completed).toBeGreaterThan(10);
       expect(figures.details).toEqual([]);
       expect({ lost: figures.lost, sentTwice: figures.sentTwice, completedTwice: figures.completedTwice, missed: figures.missed }).toEqual({ lost: 0, sentTwice: 0, completedTwice: 0, missed: 0 });

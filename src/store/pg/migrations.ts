@@ -165,6 +165,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE journal_sent ADD COLUMN decisive text;
     `,
   },
+  {
+    version: 6,
+    name: "instances that claim rooms",
+    sql: `
+      -- Each instance that is claiming free rooms says so at each claim, until when
+      -- (room-lease.ts, claimAny's share): instances share the free rooms among themselves.
+      CREATE TABLE fleet_claimers (
+        instance   text        PRIMARY KEY,
+        seen_until timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

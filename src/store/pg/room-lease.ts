@@ -33,6 +33,16 @@ import type { ClientBase, Pool } from "pg";
 /** Something that runs a query: a Pool, or a client checked out of one. */
 export type Queryable = Pick<Pool, "query">;
 
+/** An instance's part in sharing the free rooms (`claimAny`). */
+export interface ClaimShare {
+  /** The room units every instance wants (the profile's). */
+  readonly units: number;
+  /** How many of them this instance owns now. */
+  readonly held: number;
+  /** How long this claim says the instance is claiming: past it, the others no longer count it. */
+  readonly seenMs: number;
+}
+
 /** A room's lease as the database holds it. */
 export interface RoomLease {
   readonly room: string;
@@ -139,28 +149,49 @@ export class RoomLeases {
    * lease expired or released) for `owner` for `leaseMs`, preferring them in the order given;
    * each claimed room's epoch goes up by one. As `claim`, it never waits: a row that a write
    * or renewal has locked at this moment is passed over (and tried at the next period).
+   *
+   * With `share`, the instance also says it is claiming (until `seenMs` from now) and takes
+   * no more than its fair share of the `units` every instance wants: the units divided among
+   * the instances claiming now, less the `held` ones it owns already. Instances started
+   * together so share the rooms, and the rooms of one that died are shared by the others
+   * that may take more. `max` 0 with a share only says it is claiming.
    * The rooms claimed, with their leases.
    */
-  async claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number): Promise<Map<string, RoomLease>> {
+  async claimAny(rooms: readonly string[], owner: string, leaseMs: number, max: number, share?: ClaimShare): Promise<Map<string, RoomLease>> {
     checkLeaseMs(leaseMs);
-    if (rooms.length === 0 || max < 1) return new Map();
-    // `open` locks (SKIP LOCKED) only the expired rows no one else has locked; `chosen` is the
-    // first `max` of those and of the rooms without a row, in the order given. A room without a
-    // row that another instance inserts meanwhile is left to it (ON CONFLICT DO NOTHING, which
-    // waits for that insert's commit); rows are inserted in the order given, which every
-    // instance shares (the profile's), so two passes inserting at once never wait on each other in a ring.
+    if (rooms.length === 0 || (max < 1 && share === undefined)) return new Map();
+    // `claimers` counts the others claiming now (our own row is written by `seen`, which the
+    // statement's other parts do not see); `quota` is what this claim may take. `open` locks
+    // (SKIP LOCKED) up to `quota` of the expired rows no one else has locked, so a claim at the
+    // same moment finds the rest; `chosen` is the first `quota` of those and of the rooms
+    // without a row, in the order given. A room without a row that another instance inserts
+    // meanwhile is left to it (ON CONFLICT DO NOTHING, which waits for that insert's commit);
+    // rows are inserted in the order given, which every instance shares (the profile's), so
+    // two passes inserting at once never wait on each other in a ring.
     const result = await this.db.query<LeaseRow>(
-      `WITH wanted AS (
+      `WITH seen AS (
+         INSERT INTO fleet_claimers (instance, seen_until)
+         SELECT $2, now() + $6::double precision * interval '1 millisecond' WHERE $5::integer IS NOT NULL
+         ON CONFLICT (instance) DO UPDATE SET seen_until = EXCLUDED.seen_until
+       ), forgotten AS (
+         DELETE FROM fleet_claimers WHERE $5::integer IS NOT NULL AND seen_until < now() - interval '1 hour' AND instance <> $2
+       ), claimers AS (
+         SELECT count(*) AS others FROM fleet_claimers WHERE seen_until > now() AND instance <> $2
+       ), quota AS (
+         SELECT CASE WHEN $5::integer IS NULL THEN $4::integer
+                ELSE least($4::integer, greatest(0, ceil($5::double precision / (1 + claimers.others))::integer - $7::integer)) END AS n
+         FROM claimers
+       ), wanted AS (
          SELECT w.room, w.position FROM unnest($1::text[]) WITH ORDINALITY AS w(room, position)
        ), open AS (
          SELECT lease.room FROM room_leases AS lease JOIN wanted ON wanted.room = lease.room
-         WHERE lease.expires_at <= now() FOR UPDATE OF lease SKIP LOCKED
+         WHERE lease.expires_at <= now() ORDER BY wanted.position LIMIT (SELECT n FROM quota) FOR UPDATE OF lease SKIP LOCKED
        ), unclaimed AS (
          SELECT wanted.room FROM wanted WHERE NOT EXISTS (SELECT 1 FROM room_leases AS held WHERE held.room = wanted.room)
        ), chosen AS (
          SELECT wanted.room, wanted.position, (wanted.room IN (SELECT room FROM unclaimed)) AS fresh FROM wanted
          WHERE wanted.room IN (SELECT room FROM open) OR wanted.room IN (SELECT room FROM unclaimed)
-         ORDER BY wanted.position LIMIT $4
+         ORDER BY wanted.position LIMIT (SELECT n FROM quota)
        ), fresh AS (
          INSERT INTO room_leases AS lease (room, owner, epoch, expires_at)
          SELECT chosen.room, $2, 1, now() + $3::double precision * interval '1 millisecond' FROM chosen WHERE chosen.fresh ORDER BY chosen.position
@@ -173,7 +204,7 @@ export class RoomLeases {
          RETURNING ${LEASE_COLUMNS.split(", ").map((column) => `lease.${column}`).join(", ")}
        )
        SELECT * FROM fresh UNION ALL SELECT * FROM taken`,
-      [rooms, owner, leaseMs, max],
+      [rooms, owner, leaseMs, max, share?.units ?? null, share?.seenMs ?? 0, share?.held ?? 0],
     );
     return new Map(result.rows.map((row) => [row.room, leaseOf(row)]));
   }

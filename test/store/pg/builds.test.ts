@@ -87,7 +87,7 @@ describe("build ids on the shared store", () => {
       expect(await before.room(UNIT).inputBuildsOf("s1")).toEqual([{ build: undefined, inputs: 1 }]);
       await before.close();
 
-      expect((await migrate(pool)).applied).toEqual([5]);
+      expect((await migrate(pool)).applied).toEqual([5, 6]);
       const columns = await pool.query<{ table_name: string; column_name: string }>(
         "SELECT table_name, column_name FROM information_schema.columns WHERE column_name IN ('build', 'decisive') ORDER BY table_name, column_name",
       );
@@ -129,7 +129,7 @@ describe("the PostgreSQL store fixture of an earlier build (migration 4)", () =>
 
     const pool = openPool({ url, applicationName: "fixture-migrate" });
     try {
-      expect((await migrate(pool)).applied).toEqual([5]);
+      expect((await migrate(pool)).applied).toEqual([5, 6]);
       const unstamped = await pool.query<{ n: string }>("SELECT (SELECT count(*) FROM journal_events WHERE build IS NOT NULL) + (SELECT count(*) FROM journal_sent WHERE build IS NOT NULL OR decisive IS NOT NULL) AS n");
       expect(unstamped.rows[0]?.n).toBe("0");
     } finally {

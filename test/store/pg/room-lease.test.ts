@@ -325,6 +325,31 @@ describe("claimAny and renewAll: one statement for many rooms", () => {
     expect(alpha.size + beta.size).toBe(rooms.length);
   });
 
+  it("shares the free rooms among the instances claiming now: each takes its share, together all of them, and one that stopped claiming no longer counts", async () => {
+    const { pools } = await database(3);
+    const rooms = Array.from({ length: 30 }, (_, i) => `room-${i}`);
+    const [alpha, beta, gamma] = pools.map((pool) => new RoomLeases(pool));
+    const share = (held: number, seenMs = RUNNING_MS) => ({ units: rooms.length, held, seenMs });
+    // The rooms have rows (an earlier run's owner, gone): a claim at the same moment then
+    // locks its share of them. (Rooms never claimed before are inserted instead, where two
+    // claims at once may choose the same ones: the one that loses takes its share a period later.)
+    for (const room of rooms) await alpha!.claim(room, "earlier", RUNNING_MS);
+    for (const room of rooms) await expire(pools[0]!, room);
+    // Three instances started together: each first only says it is claiming.
+    for (const [leases, who] of [[alpha, "alpha"], [beta, "beta"], [gamma, "gamma"]] as const) expect((await leases!.claimAny(rooms, who, RUNNING_MS, 0, share(0))).size).toBe(0);
+    // Then all claim at once: a third each, and every room taken.
+    const won = await Promise.all([alpha!.claimAny(rooms, "alpha", RUNNING_MS, 30, share(0)), beta!.claimAny(rooms, "beta", RUNNING_MS, 30, share(0)), gamma!.claimAny(rooms, "gamma", RUNNING_MS, 30, share(0))]);
+    expect(won.map((w) => w.size)).toEqual([10, 10, 10]);
+    expect(new Set(won.flatMap((w) => [...w.keys()])).size).toBe(30);
+    // Gamma's rooms come free; it stopped claiming long ago (its count ran out): alpha and beta take 5 each.
+    for (const room of won[2]!.keys()) await expire(pools[0]!, room);
+    await pools[0]!.query("UPDATE fleet_claimers SET seen_until = now() - interval '1 second' WHERE instance = 'gamma'");
+    const after = await Promise.all([alpha!.claimAny(rooms, "alpha", RUNNING_MS, 30, share(10)), beta!.claimAny(rooms, "beta", RUNNING_MS, 30, share(10))]);
+    expect(after.map((w) => w.size)).toEqual([5, 5]);
+    // Never beyond max: a share larger than max takes max.
+    expect((await new RoomLeases(pools[0]!).claimAny(["solo-1", "solo-2", "solo-3"], "delta", RUNNING_MS, 1, { units: 3, held: 0, seenMs: 1000 })).size).toBe(1);
+  });
+
   it("passes over a room whose row a write has locked, without waiting, and takes it after the commit", async () => {
     const { pools } = await database(2);
     const [alpha, beta] = pools.map((pool) => new RoomLeases(pool));
