@@ -40,6 +40,7 @@ import type { Readiness } from "../ops/readiness.js";
 import { operationsRoutes } from "../ops/routes.js";
 import { LeaseKeeper, type LeaseKeeperEvent, type LossReason } from "./lease-keeper.js";
 import { migrate } from "../store/pg/migrations.js";
+import { KnownSessionIds } from "../store/pg/known-session-ids.js";
 import { PgRoomStore } from "../store/pg/pg-room-store.js";
 import { openPool } from "../store/pg/pool.js";
 import { RoomLeases } from "../store/pg/room-lease.js";
@@ -104,6 +105,8 @@ export class Fleet {
    * with the rooms (each unit's coordinator has a share of it, model-workers/model-share.ts).
    */
   private readonly models: ModelWorker;
+  /** The database's session ids, read once and then on from the last read at each takeover (one set for every unit). */
+  private readonly knownIds: KnownSessionIds;
   private readonly owned = new Map<string, Owned>();
   /** The tail of each unit's takeovers and stops, run one after another. */
   private readonly transitions = new Map<string, Promise<void>>();
@@ -156,6 +159,7 @@ export class Fleet {
     );
     // The units run on the shared database, so the threads write no blobs (no store path).
     this.models = modelWorkerOf(config, undefined, () => undefined);
+    this.knownIds = new KnownSessionIds(this.pool);
     this.metrics = new FleetMetrics({ wanted: () => this.units.size, owned: () => this.owned.size });
     this.keeper = new LeaseKeeper({
       owner: this.instanceId,
@@ -260,6 +264,7 @@ export class Fleet {
         epoch,
         log,
         now: this.now,
+        known: this.knownIds,
         onFailure: (err) => this.keeper.writeFailed(room, epoch, err),
         ...(this.insideWrite ? { insideWrite: this.insideWrite } : {}),
       });

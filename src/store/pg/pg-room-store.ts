@@ -6,8 +6,8 @@
  * How it stays both synchronous for the host and safe:
  *  - Reads come from memory, loaded once when the room is taken over (`open`): the live
  *    sessions' inputs and sent records, the heard keys of the catch-up window, the rooms'
- *    presence, the newest archived sessions, the agent evidence, and every session id in the
- *    database. While this instance holds the lease, nobody else writes the unit's rows
+ *    presence, the newest archived sessions, the agent evidence; and every session id in the
+ *    database, in a set the instance's units share (known-session-ids.ts). While this instance holds the lease, nobody else writes the unit's rows
  *    (every write is fenced by the epoch), so memory and database cannot drift apart.
  *  - Writes go to memory at once and to the database through ONE queue (write-queue.ts),
  *    in call order, in transactions fenced by the lease's epoch: what is queued while a
@@ -28,6 +28,7 @@ import type { Session, SessionId } from "../../session/types.js";
 import type { Input } from "../../session/step-io.js";
 import type { CoordinatorStore } from "../../host/coordinator-store.js";
 import { HEARD_KEPT_MS } from "../heard-log.js";
+import { KnownSessionIds } from "./known-session-ids.js";
 import { positionAfter, type ArchivePosition, type HeardRecord } from "../../host/heard.js";
 import { archiveRecordOf, type ArchivedSummary, type PruneOptions, type SentRecord, type StoredEvent } from "../../host/journal-records.js";
 import { insertHeard, PgJournal, type WriteOp } from "./pg-journal.js";
@@ -63,6 +64,8 @@ export interface PgRoomStoreOptions {
   readonly insideWrite?: (writes: readonly string[]) => void;
   /** The build id written with each input and sent record (default: the running build's, build-info.ts). */
   readonly build?: string;
+  /** The session ids of the database, shared by every unit of the instance (default: a set of this store's own). */
+  readonly known?: KnownSessionIds;
 }
 
 interface HeardRoom {
@@ -87,7 +90,7 @@ export class PgRoomStore implements CoordinatorStore {
     private readonly sent: Map<SessionId, SentRecord[]>,
     private readonly heard: Map<string, HeardRoom>,
     private readonly presence: Map<string, number>,
-    private readonly known: Set<SessionId>,
+    private readonly known: KnownSessionIds,
     private readonly summaries: ArchivedSummary[],
     private readonly whole: Map<SessionId, Session>,
     private readonly evidence: EvidenceRow[],
@@ -133,8 +136,8 @@ export class PgRoomStore implements CoordinatorStore {
     }
     const presenceRows = await pool.query<{ room: string; until: string }>("SELECT room, until::text AS until FROM room_presence WHERE room = ANY($1::text[])", [rooms]);
     const presence = new Map(presenceRows.rows.map((row) => [row.room, Number(row.until)]));
-    const ids = await pool.query<{ id: string }>("SELECT session_id AS id FROM journal_events UNION SELECT id FROM journal_archived");
-    const known = new Set(ids.rows.map((row) => row.id));
+    const known = options.known ?? new KnownSessionIds(pool);
+    await known.refresh();
     const summaries = await reader.listArchived(ARCHIVE_LISTED);
     const whole = new Map<SessionId, Session>();
     // Oldest first, as `archive` adds them: the oldest kept whole is the first to make room.
