@@ -8,7 +8,8 @@
  *
  * Prints rooms per instance, sessions/s, the takeover time per room (p50, max) and of all
  * the dead instance's rooms together, sessions lost, messages sent twice, contributions
- * missed, CPU per session (every coordinator together, and Prosody, over the steady window),
+ * missed, CPU per session (every coordinator together, and Prosody, over the steady window)
+ * and while the rooms are idle,
  * resident memory per instance (idle, once every room was taken; and at the end), and one
  * last line with the figures the targets are about.
  *
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     line("sessions started / completed", `${f.started} / ${f.completed}`, "—");
     line("sessions/s over the run", f.sessionsPerSecond.toFixed(2), `started at ${(1000 / options.paceMs).toFixed(1)}/s`);
     const cpu = f.cpuPerSession;
+    line("CPU while idle, coordinators / Prosody", `${f.idleCpuPerSecond.coordinator.toFixed(1)} / ${f.idleCpuPerSecond.prosody.toFixed(1)} ms/s`, "—");
     line(`CPU per session, coordinators / Prosody (${cpu.sessions} sessions)`, `${cpu.coordinator.toFixed(1)} / ${cpu.prosody.toFixed(1)} ms`, "coordinator ≤ Prosody", cpu.coordinator <= cpu.prosody);
     for (const [k, t] of f.takeovers.entries()) {
       const last = Math.max(...t.perRoomMs);

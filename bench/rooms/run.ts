@@ -73,6 +73,8 @@ export interface RoomsFigures {
   contributions: number;
   /** CPU per session over the steady window: every coordinator process together, and Prosody. */
   cpuPerSession: { coordinator: number; prosody: number; sessions: number };
+  /** CPU while the rooms are idle (no session), ms per second: every coordinator together, and Prosody. */
+  idleCpuPerSecond: { coordinator: number; prosody: number };
   /** Lines that show where a target was missed. */
   details: string[];
 }
@@ -144,6 +146,15 @@ export async function runRooms(server: LocalProsody, postgres: TestPostgres, dir
     const people = crowd;
     await until("the coordinator in every room", () => people.roomsWithCoordinator() === options.rooms, 60_000);
     say(`the person and ${options.agents} agents are in all ${options.rooms} rooms`);
+    // What the rooms cost standing still (pings, lease renewals), before any session.
+    const pidsNow = () => instances.map((i) => i.pid ?? 0);
+    const cpuSum = (list: number[]) => list.reduce((n, pid) => n + cpuMsOf(pid), 0);
+    await sleep(2000);
+    const idleStart = { at: Date.now(), coordinator: cpuSum(pidsNow()), prosody: cpuMsOf(server.pid) };
+    await sleep(Math.min(10_000, options.steadyMs));
+    const idleSeconds = (Date.now() - idleStart.at) / 1000;
+    const idleCpuPerSecond = { coordinator: (cpuSum(pidsNow()) - idleStart.coordinator) / idleSeconds, prosody: (cpuMsOf(server.pid) - idleStart.prosody) / idleSeconds };
+    say(`idle: coordinators ${idleCpuPerSecond.coordinator.toFixed(1)} ms/s, Prosody ${idleCpuPerSecond.prosody.toFixed(1)} ms/s`);
 
     let pacing = true;
     const randomRoom = () => roomJids[Math.floor(options.random() * roomJids.length)] as string;
@@ -154,14 +165,12 @@ export async function runRooms(server: LocalProsody, postgres: TestPostgres, dir
       }
     })();
     // The steady window: every instance alive, sessions at the pace; CPU per session over it.
-    const pids = () => instances.map((i) => i.pid ?? 0);
-    const cpuOf = (list: number[]) => list.reduce((n, pid) => n + cpuMsOf(pid), 0);
     await sleep(Math.min(5000, options.steadyMs / 4));
-    const windowStart = { at: Date.now(), coordinator: cpuOf(pids()), prosody: cpuMsOf(server.pid), done: people.started.length - people.unfinished().length };
+    const windowStart = { at: Date.now(), coordinator: cpuSum(pidsNow()), prosody: cpuMsOf(server.pid), done: people.started.length - people.unfinished().length };
     await sleep(options.steadyMs);
     const windowDone = people.started.length - people.unfinished().length - windowStart.done;
     const cpuPerSession = {
-      coordinator: (cpuOf(pids()) - windowStart.coordinator) / Math.max(1, windowDone),
+      coordinator: (cpuSum(pidsNow()) - windowStart.coordinator) / Math.max(1, windowDone),
       prosody: (cpuMsOf(server.pid) - windowStart.prosody) / Math.max(1, windowDone),
       sessions: windowDone,
     };
@@ -227,6 +236,7 @@ export async function runRooms(server: LocalProsody, postgres: TestPostgres, dir
       missed: people.missed().length,
       contributions: people.contributions(),
       cpuPerSession,
+      idleCpuPerSecond,
       details,
     };
   } finally {
