@@ -36,7 +36,8 @@ Commands:
                   coordinator runs with: its rooms and stanza limit; --verbose: every stanza
                   worded otherwise, and which builds logged each session's inputs)
   fleet           list the instances on the shared database: the rooms each owns, since when
-                  (its last takeover), the time its lease has left, and the rooms nobody owns
+                  (its last takeover), the time its lease has left, the instances standing
+                  by, and the rooms nobody owns
   solver          run the reference solver agent: a peer that answers SolutionRequests with
                   plans found by bounded planning (give it its own --profile and --secrets)
   solver --pddl DOMAIN PROBLEM

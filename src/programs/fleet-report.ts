@@ -1,8 +1,9 @@
 /**
  * `mfr-coordinator fleet`: the instances on a shared database as an operator reads them: the
  * rooms each owns, how long it has owned each (since its last takeover) and how long its lease
- * has left, and the rooms nobody owns now. Read from the lease rows alone, by the database's
- * clock, so it runs anywhere the database is reachable, beside the instances.
+ * has left, the instances standing by, and the rooms nobody owns now. Read from the lease
+ * rows and the claimers' rows, by the database's clock, so it runs anywhere the database is
+ * reachable, beside the instances.
  */
 import { clockTime } from "../base/clock-time.js";
 import { plural, seconds } from "../base/text.js";
@@ -23,6 +24,9 @@ export function fleetReport(listing: LeaseListing): string[] {
       lines.push(`  ${lease.room}  epoch ${lease.epoch}, owned for ${seconds(now - since)} (taken over at ${clockTime(since, now)}), lease runs out in ${seconds(lease.expiresAt.getTime() - now)}`);
     }
   }
+  // Standbys hold no lease: they show as instances that are claiming free rooms.
+  const standing = (listing.claiming ?? []).filter((instance) => !owners.includes(instance));
+  if (standing.length > 0) lines.push(`standing by (claiming free rooms, no lease): ${standing.join(", ")}`);
   if (free.length > 0) {
     lines.push(`no owner now: ${plural(free.length, "room")}`);
     for (const lease of free) lines.push(`  ${lease.room}  epoch ${lease.epoch}, last owner ${lease.owner}, lease ran out ${seconds(now - lease.expiresAt.getTime())} ago`);

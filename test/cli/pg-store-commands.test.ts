@@ -480,13 +480,15 @@ describe("backup of the shared PostgreSQL store", () => {
 });
 
 describe("fleet on the shared database", () => {
-  it("lists each instance's rooms with their epochs and leases, and the rooms nobody owns, by the database's clock", async () => {
+  it("lists each instance's rooms with their epochs and leases, the instances standing by, and the rooms nobody owns, by the database's clock", async () => {
     const { url, pools } = await database(1);
     const leases = new RoomLeases(pools[0]!);
     await leases.claim(ROOM_A, "host-1", 60_000);
     await leases.claim(ROOM_B, "host-2", 60_000);
     const lapsed = (await leases.claim("room-c@conference.localhost", "host-1", 60_000))!;
     await leases.release("room-c@conference.localhost", "host-1", lapsed.epoch);
+    // host-3 stands by: it said at its last claim that it is claiming; host-1 claims too, as an owner below its limit.
+    await pools[0]!.query("INSERT INTO fleet_claimers (instance, seen_until) VALUES ('host-3', now() + interval '1 minute'), ('host-1', now() + interval '1 minute'), ('gone', now() - interval '1 second')");
     const run = await runCli(["fleet"], { MFR_DATABASE_URL: url });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split("\n");
@@ -496,6 +498,7 @@ describe("fleet on the shared database", () => {
       expect.stringMatching(new RegExp(`^  ${ROOM_A.replace(/\./g, "\\.")}  epoch 1, owned for .+ \\(taken over at \\d\\d:\\d\\d:\\d\\d\\), lease runs out in (59|1\u00a0min)`)),
       "instance host-2: 1 room",
       expect.stringMatching(new RegExp(`^  ${ROOM_B.replace(/\./g, "\\.")}  epoch 1, owned for`)),
+      "standing by (claiming free rooms, no lease): host-3",
       "no owner now: 1 room",
       expect.stringMatching(/^ {2}room-c@conference\.localhost {2}epoch 1, last owner host-1, lease ran out .+ ago$/),
     ]);

@@ -29,6 +29,15 @@ describe("fleetReport", () => {
     ]);
   });
 
+  it("lists the instances standing by (claiming, no lease) after the owners", () => {
+    const lines = fleetReport({
+      at: AT,
+      leases: [{ room: "a@muc", owner: "i1", epoch: 1, claimedAt: ago(1_000), expiresAt: ahead(5_000) }],
+      claiming: ["i1", "i2", "i3"],
+    });
+    expect(lines.slice(2)).toEqual(["  a@muc  epoch 1, owned for 1\u00a0s (taken over at 09:59:59), lease runs out in 5\u00a0s", "standing by (claiming free rooms, no lease): i2, i3"]);
+  });
+
   it("says so when no room has a lease", () => {
     expect(fleetReport({ at: AT, leases: [] })).toEqual(["fleet: 0 rooms, 0 instances holding a lease (database time 10:00:00 UTC)"]);
   });

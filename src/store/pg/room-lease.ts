@@ -59,6 +59,8 @@ export interface LeaseListing {
   /** The database's clock when it was read: expiries are compared with this, not with the reader's clock. */
   readonly at: Date;
   readonly leases: ReadonlyArray<RoomLease & { readonly claimedAt: Date }>;
+  /** The instances that said at their last claim pass that they are claiming, and still count (`claimAny`'s share): owners below their limit, and standbys. */
+  readonly claiming?: readonly string[];
 }
 
 /** A write for a room was refused: `epoch` is no longer the room's current epoch (another instance claimed it since). */
@@ -262,7 +264,11 @@ export class RoomLeases {
   async listing(): Promise<LeaseListing> {
     const result = await this.db.query<LeaseRow & { claimed_at: Date; at: Date }>(`SELECT ${LEASE_COLUMNS}, claimed_at, now() AS at FROM room_leases ORDER BY owner, room`);
     const at = result.rows[0]?.at ?? (await this.db.query<{ at: Date }>("SELECT now() AS at")).rows[0]!.at;
-    return { at, leases: result.rows.map((row) => ({ ...leaseOf(row), claimedAt: row.claimed_at })) };
+    // A database before migration 6 has no claimers' table: nobody is listed as claiming.
+    const claimers = await this.db.query<{ instance: string }>(
+      "SELECT instance FROM fleet_claimers WHERE seen_until > now() ORDER BY instance",
+    ).catch(() => ({ rows: [] as Array<{ instance: string }> }));
+    return { at, leases: result.rows.map((row) => ({ ...leaseOf(row), claimedAt: row.claimed_at })), claiming: claimers.rows.map((row) => row.instance) };
   }
 
   /** The room's lease as stored (running, expired or released), or undefined for a room never claimed. */
