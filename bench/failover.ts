@@ -32,6 +32,7 @@ import { ensureProsody, startLocalProsody, type LocalProsody } from "../src/loca
 import { startTestPostgres, type TestPostgres } from "../src/localserver/postgres.js";
 import { CoordinatorInstance, type InstanceSpec } from "./failover/instance.js";
 import { BenchRoom } from "./failover/room.js";
+import { percentile, sleep, until } from "./support/figures.js";
 import { seededRandom } from "./verification/prng.js";
 
 const TARGET_FAILOVER_MAX_MS = 10_000;
@@ -91,21 +92,7 @@ function optionsFrom(argv: string[]): Options {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 

@@ -47,6 +47,7 @@ import { Occupant, type Element } from "./support/occupant.js";
 import { childStartTag, childText } from "./support/raw-message.js";
 import { SessionRecording, StandIn } from "./load/stand-in.js";
 import { cpuMsOf, rssOf } from "./support/proc.js";
+import { percentile } from "./support/figures.js";
 
 
 const TARGET_OVERHEAD_MS = 30;
@@ -231,11 +232,6 @@ function echoClient(occupant: Occupant): void {
   };
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
 /**

@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import { ensureProsody, startLocalProsody } from "../src/localserver/index.js";
 import { startTestPostgres } from "../src/localserver/postgres.js";
 import { runRooms, type RoomsOptions } from "./rooms/run.js";
+import { percentile } from "./support/figures.js";
 import { seededRandom } from "./verification/prng.js";
 
 function optionsFrom(argv: string[]): RoomsOptions & { seed: number } {
@@ -71,11 +72,6 @@ function optionsFrom(argv: string[]): RoomsOptions & { seed: number } {
   };
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const mib = (x: number): string => `${x.toFixed(0)} MiB`;

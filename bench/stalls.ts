@@ -40,6 +40,7 @@ import { writeLocalAgentProfile } from "../src/localserver/agent-profile.js";
 import { SessionStore } from "../src/store/index.js";
 import { AGENTS } from "./pipeline/realistic-model.js";
 import { PROBERS, STARTER, type RoomPlan, type RoomReport } from "./stalls/room.js";
+import { percentile } from "./support/figures.js";
 
 const TARGET_STALL_MS = 50;
 const TARGET_HELP_MS = 100;
@@ -158,11 +159,6 @@ class StallSampler {
   }
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
 const ms = (n: number): string => (Number.isNaN(n) ? "—" : `${n.toFixed(0)} ms`);
 function line(label: string, value: string, target: string, met?: boolean): void {

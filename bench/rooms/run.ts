@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LocalProsody } from "../../src/localserver/index.js";
 import type { TestPostgres } from "../../src/localserver/postgres.js";
 import { CoordinatorInstance } from "../failover/instance.js";
+import { sleep, until as untilEvery } from "../support/figures.js";
 import { cpuMsOf, rssOf } from "../support/proc.js";
 import { Crowd } from "./crowd.js";
 
@@ -79,15 +80,9 @@ export interface RoomsFigures {
   details: string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Waits as `until` does, asking every 50 ms (the instances' logs are long). */
+const until = (what: string, check: () => boolean, timeoutMs: number) => untilEvery(what, check, timeoutMs, 50);
 
 /** Processes that spin, as other work on the machine would; stopped with `stop`. */
 function busyLoops(n: number): { stop: () => void } {
