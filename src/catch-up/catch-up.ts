@@ -151,7 +151,7 @@ export class RoomCatchUp {
     try {
       const basis = this.basis.get(room);
       // Read on from the last message taken in (the archive knew it), or holding one taken in before: it reaches back.
-      const heardBefore = (history.continuedAfter !== undefined && history.request.kind === "since" && history.continuedAfter === history.request.after) || this.givesBackHeard(room, history);
+      const heardBefore = history.continuedAfter !== undefined || this.givesBackHeard(room, history);
       this.noteAbsence(room, history, basis, heardBefore);
       const counts = await this.takeAll(room, history);
       this.options.metrics?.caughtUp(counts.taken);

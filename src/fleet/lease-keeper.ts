@@ -339,14 +339,15 @@ export class LeaseKeeper {
     const wanted = this.rooms.filter((room) => !this.held.has(room));
     // The first pass of an instance that wants several rooms only says it is claiming: the
     // instances started with it then count each other at the next pass, and share the rooms.
-    const room = this.announced || this.rooms.length <= 1 || this.options.announceFirst === false ? this.maxRooms - this.held.size : 0;
-    if (this.stopped || wanted.length === 0 || (room <= 0 && this.announced)) return;
+    const announcing = !this.announced && this.rooms.length > 1 && this.options.announceFirst !== false;
+    const capacity = announcing ? 0 : this.maxRooms - this.held.size;
+    if (this.stopped || wanted.length === 0 || (capacity <= 0 && this.announced)) return;
     this.announced = true;
     this.claiming = true;
     let timer: unknown;
     try {
       await Promise.race([
-        this.claim(wanted, room),
+        this.claim(wanted, capacity),
         new Promise<void>((resolve) => {
           timer = this.clock.setTimer(resolve, this.leaseMs - this.marginMs);
         }),

@@ -8,7 +8,11 @@
  * it heard nothing from yet. Bounded: rows older than HEARD_KEPT_MS go with the hourly prune.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { stanzaIdIn, type HeardRecord } from "../host/heard.js";
+import { STANZA_ID_KEY, stanzaIdIn, type HeardRecord } from "../host/heard.js";
+
+/** The keys that are a room's archive ids: from the prefix up to the next prefix of its length (an index range, not a scan). */
+const SID_KEYS_FROM = STANZA_ID_KEY;
+const SID_KEYS_BEFORE = STANZA_ID_KEY.slice(0, -1) + String.fromCharCode(STANZA_ID_KEY.charCodeAt(STANZA_ID_KEY.length - 1) + 1);
 
 /** How long keys are kept: far longer than any history a room gives back after a restart. */
 export const HEARD_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -22,8 +26,8 @@ export function prepareHeard(db: BetterSqlite3.Database) {
   const insert = db.prepare("INSERT OR IGNORE INTO heard (room, key, at) VALUES (?, ?, ?)");
   const has = db.prepare("SELECT 1 FROM heard WHERE room = ? AND key = ?");
   const newest = db.prepare("SELECT max(at) AS at FROM heard WHERE room = ?");
-  // The room's archive ids are the keys with the `sid:` prefix (host/heard.ts); the newest by its instant.
-  const newestSid = db.prepare("SELECT key FROM heard WHERE room = ? AND key >= 'sid:' AND key < 'sid;' ORDER BY at DESC LIMIT 1");
+  // The room's archive ids are the keys with the stanza-id prefix (host/heard.ts); the newest by its instant.
+  const newestSid = db.prepare("SELECT key FROM heard WHERE room = ? AND key >= ? AND key < ? ORDER BY at DESC LIMIT 1");
   const markPresent = db.prepare("INSERT INTO room_presence (room, until) VALUES (?, ?) ON CONFLICT (room) DO UPDATE SET until = max(until, excluded.until)");
   const presentUntil = db.prepare("SELECT until FROM room_presence WHERE room = ?");
   const olderThan = db.prepare("DELETE FROM heard WHERE at < ?");
@@ -42,7 +46,7 @@ export function prepareHeard(db: BetterSqlite3.Database) {
     },
     /** The archive id of the newest message taken in from the room that had one. */
     newestStanzaId(room: string): string | undefined {
-      const row = newestSid.get(room) as { key: string } | undefined;
+      const row = newestSid.get(room, SID_KEYS_FROM, SID_KEYS_BEFORE) as { key: string } | undefined;
       return row ? stanzaIdIn([row.key]) : undefined;
     },
     markPresent(room: string, at: number): void {

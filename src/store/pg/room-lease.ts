@@ -264,10 +264,11 @@ export class RoomLeases {
   async listing(): Promise<LeaseListing> {
     const result = await this.db.query<LeaseRow & { claimed_at: Date; at: Date }>(`SELECT ${LEASE_COLUMNS}, claimed_at, now() AS at FROM room_leases ORDER BY owner, room`);
     const at = result.rows[0]?.at ?? (await this.db.query<{ at: Date }>("SELECT now() AS at")).rows[0]!.at;
-    // A database before migration 6 has no claimers' table: nobody is listed as claiming.
-    const claimers = await this.db.query<{ instance: string }>(
-      "SELECT instance FROM fleet_claimers WHERE seen_until > now() ORDER BY instance",
-    ).catch(() => ({ rows: [] as Array<{ instance: string }> }));
+    // A database before migration 6 has no claimers' table (undefined_table): nobody is listed as claiming.
+    const claimers = await this.db.query<{ instance: string }>("SELECT instance FROM fleet_claimers WHERE seen_until > now() ORDER BY instance").catch((err: unknown) => {
+      if ((err as { code?: string }).code === "42P01") return { rows: [] as Array<{ instance: string }> };
+      throw err;
+    });
     return { at, leases: result.rows.map((row) => ({ ...leaseOf(row), claimedAt: row.claimed_at })), claiming: claimers.rows.map((row) => row.instance) };
   }
 
