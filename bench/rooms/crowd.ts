@@ -16,6 +16,7 @@ import { LINGUE, MFR, Mode } from "../../src/base/vocab.js";
 import { syntheticContribution } from "../../src/rdf/synthetic.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
+import { startClient } from "../../src/xmpp/client-start.js";
 import { contributorsOf, payloadJson, type Started } from "../failover/room.js";
 import type { Element, ServerAddress } from "../support/occupant.js";
 
@@ -57,7 +58,7 @@ class RoomsOccupant {
 
   /** Online, then in every room (no history: what came before is not this run's). */
   async join(rooms: readonly string[]): Promise<void> {
-    await this.xmpp.start();
+    await startClient(this.xmpp);
     await this.xmpp.send(xml("presence"));
     for (const room of rooms) await this.xmpp.send(xml("presence", { to: `${room}/${this.nick}` }, xml("x", { xmlns: NS_MUC }, xml("history", { maxstanzas: "0" }))));
   }

@@ -7,6 +7,7 @@ import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/base/vocab.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
+import { startClient } from "../../src/xmpp/client-start.js";
 
 export type Element = ReturnType<typeof xml>;
 
@@ -52,7 +53,7 @@ export class Occupant {
 
   /** Online, in no room. */
   async connect(): Promise<void> {
-    await this.xmpp.start();
+    await startClient(this.xmpp);
     await this.xmpp.send(xml("presence"));
   }
 

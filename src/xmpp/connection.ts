@@ -3,6 +3,7 @@ import { client, type Client } from "@xmpp/client";
 import type { Logger } from "pino";
 import type { BackoffSettings } from "./backoff.js";
 import { fitClient } from "./client-fitting.js";
+import { startClient } from "./client-start.js";
 import { describeError } from "./connection-errors.js";
 import { DirectedPresence } from "./directed-presence.js";
 import { Outbox } from "./outbox.js";
@@ -140,7 +141,7 @@ export class XmppConnection extends EventEmitter<ConnectionEventMap> {
     await this.reconnection.connectFirst(async () => {
       const xmpp = this.createClient();
       try {
-        await xmpp.start();
+        await startClient(xmpp);
       } catch (err) {
         this.xmpp = undefined;
         // The failed client is dropped, but its socket may still fail (a server that reset it

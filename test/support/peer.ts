@@ -14,6 +14,7 @@ import { client, xml, type Client } from "@xmpp/client";
 import { LINGUE } from "../../src/base/vocab.js";
 import { withoutStreamManagement } from "../../src/xmpp/stream-features.js";
 import { feedParserWholeStanzas } from "../../src/xmpp/parser-feed.js";
+import { startClient } from "../../src/xmpp/client-start.js";
 import { sendWithoutDelay } from "../../src/xmpp/no-delay.js";
 
 export type Element = ReturnType<typeof xml>;
@@ -257,7 +258,7 @@ export class TestPeer {
     }
     const peer = new TestPeer(xmpp, options);
     try {
-      await xmpp.start();
+      await startClient(xmpp);
       if (options.available !== false) {
         // Wait for the server to reflect our presence: until it has processed it, chats
         // to our bare JID are not delivered live (the server keeps them as offline messages).

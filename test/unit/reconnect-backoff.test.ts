@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import { pino, type Logger } from "pino";
 import { describe, expect, it } from "vitest";
 import { Backoff } from "../../src/xmpp/backoff.js";
@@ -81,45 +81,65 @@ describe("a server that cannot be reached at start", () => {
   });
 });
 
-describe("a server that resets the socket of a failed attempt", () => {
+describe("a server that resets the socket of a connection attempt", () => {
+  const STREAM_ERROR =
+    "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s' from='localhost' version='1.0'>" +
+    "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>";
+
   it("never makes the dropped client's socket error an uncaught exception", async () => {
     // Answers the stream header with a stream error, then resets: the attempt fails, and the
     // dropped client's closing write meets the reset socket (ECONNRESET or EPIPE).
-    const server: Server = createServer((socket) => {
-      socket.on("error", () => undefined);
-      socket.once("data", () => {
-        socket.write(
-          "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s' from='localhost' version='1.0'>" +
-            "<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>",
-        );
-        socket.resetAndDestroy();
-      });
+    const escaped = await attemptsAgainst((socket) => {
+      socket.write(STREAM_ERROR);
+      socket.resetAndDestroy();
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const port = (server.address() as { port: number }).port;
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown) => void uncaught.push(err);
-    // vitest's own handler would fail the run on the first one; this test counts them instead.
-    const vitestHandlers = process.listeners("uncaughtException");
-    process.removeAllListeners("uncaughtException");
-    process.on("uncaughtException", onUncaught);
-    try {
-      const { log, lines } = capturingLogger();
-      const connection = new XmppConnection(
-        { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { baseMs: 5, capMs: 10, random: () => 0 } },
-        log,
-      );
-      const starting = connection.start();
-      while (lines.filter((l) => l.msg === "connection attempt failed").length < 5) await new Promise((r) => setTimeout(r, 10));
-      await connection.stop();
-      await starting;
-      await new Promise((r) => setTimeout(r, 100));
-      expect(uncaught).toEqual([]);
-      expect(lines.some((l) => l.msg === "error of a failed connection attempt")).toBe(true);
-    } finally {
-      process.removeListener("uncaughtException", onUncaught);
-      for (const handler of vitestHandlers) process.on("uncaughtException", handler);
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+    expect(escaped.errors).toEqual([]);
+    expect(escaped.lines.some((l) => l.msg === "error of a failed connection attempt")).toBe(true);
+  });
+
+  it("leaves no rejection unhandled when the socket is reset before the stream opens", async () => {
+    // Resets without a word: the opening fails with ECONNRESET, and the library's start() would
+    // leave its promise of "online" rejected by the same error with no handler, every time.
+    const escaped = await attemptsAgainst((socket) => socket.resetAndDestroy());
+    expect(escaped.errors).toEqual([]);
+    expect(escaped.lines.filter((l) => l.msg === "connection attempt failed").length).toBeGreaterThanOrEqual(5);
   });
 });
+
+/**
+ * Starts a connection against a server that answers its first bytes with `answer`, lets five
+ * attempts fail, stops it, and returns what escaped: uncaught exceptions and unhandled
+ * rejections (vitest's own handlers would fail the run on the first; these are counted instead).
+ */
+async function attemptsAgainst(answer: (socket: Socket) => void): Promise<{ errors: unknown[]; lines: Array<{ level: number; msg: string }> }> {
+  const server: Server = createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.once("data", () => answer(socket));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  const errors: unknown[] = [];
+  const onEscaped = (err: unknown) => void errors.push(err);
+  const vitestUncaught = process.listeners("uncaughtException");
+  const vitestUnhandled = process.listeners("unhandledRejection");
+  process.removeAllListeners("uncaughtException").on("uncaughtException", onEscaped);
+  process.removeAllListeners("unhandledRejection").on("unhandledRejection", onEscaped);
+  try {
+    const { log, lines } = capturingLogger();
+    const connection = new XmppConnection(
+      { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { baseMs: 5, capMs: 10, random: () => 0 } },
+      log,
+    );
+    const starting = connection.start();
+    while (lines.filter((l) => l.msg === "connection attempt failed").length < 5) await new Promise((r) => setTimeout(r, 10));
+    await connection.stop();
+    await starting;
+    await new Promise((r) => setTimeout(r, 100));
+    return { errors, lines };
+  } finally {
+    process.removeListener("uncaughtException", onEscaped).removeListener("unhandledRejection", onEscaped);
+    for (const handler of vitestUncaught) process.on("uncaughtException", handler);
+    for (const handler of vitestUnhandled) process.on("unhandledRejection", handler);
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}

@@ -3,6 +3,7 @@
  * there as a transcript, and can type commands.
  */
 import { client, xml, type Client } from "@xmpp/client";
+import { startClient } from "../../xmpp/client-start.js";
 import { LINGUE, Mode } from "../../base/vocab.js";
 
 export interface TranscriptLine {
@@ -32,7 +33,7 @@ export class RoomTranscript {
   }
 
   async join(): Promise<void> {
-    await this.xmpp.start();
+    await startClient(this.xmpp);
     await this.xmpp.send(xml("presence", { to: `${this.room}/${this.nick}` }, xml("x", { xmlns: "http://jabber.org/protocol/muc" }, xml("history", { maxstanzas: "0" }))));
   }
 
