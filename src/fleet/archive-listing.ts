@@ -59,8 +59,13 @@ export class ArchiveListing {
     return this.agents.has(id);
   }
 
-  /** Replaces the list with what a refresh read: the newest archived rows, and the sessions read whole for their agents. */
-  apply(rows: readonly SummaryRow[], whole: readonly { id: string; session: Session }[]): void {
+  /**
+   * Replaces the list with what a refresh read: the newest archived rows, and the sessions read
+   * whole for their agents. Returns the sessions owned hosts completed that it stops keeping
+   * (the archive lists them now, or they were kept long enough): each is its archived session
+   * whole, for the view to keep, since no page may load it before it is asked for again.
+   */
+  apply(rows: readonly SummaryRow[], whole: readonly { id: string; session: Session }[]): Session[] {
     const archived: ArchivedRow[] = [];
     const seen = new Set<SessionId>();
     for (const row of rows) {
@@ -84,7 +89,13 @@ export class ArchiveListing {
     const listed = new Set(archived.map((a) => a.id));
     for (const id of [...this.agents.keys()]) if (!listed.has(id)) this.agents.delete(id);
     const keptSince = performance.now() - Math.max(30_000, 10 * this.refreshMs);
-    for (const [id, completed] of this.completed) if (listed.has(id) || completed.at < keptSince) this.completed.delete(id);
+    const released: Session[] = [];
+    for (const [id, completed] of this.completed) {
+      if (!listed.has(id) && completed.at >= keptSince) continue;
+      this.completed.delete(id);
+      released.push(completed.session);
+    }
+    return released;
   }
 
   /** The newest archived sessions as last read, and those completed since, newest start first, with their agents where read. */

@@ -25,7 +25,8 @@
  *    which are ahead of the database; the view passes on their steps, plus one step per
  *    session of another room whose events a load brought (the last one), so live pages and
  *    the sessions list follow those too. A session an owned host completed is shown as
- *    archived until the archive in the snapshot has it.
+ *    archived at once, and is kept whole among the archived sessions once the snapshot's
+ *    archive lists it (its events come with the next load of its page).
  *  - Bounded: live sessions loaded, archived sessions listed, events read per load and kept
  *    per session, archived sessions kept whole, loads at once, and each statement's time
  *    (DatabaseViewLimits). A refresh's cost is the new events and the list; the archive is
@@ -303,7 +304,12 @@ export class DatabaseView implements LiveSessions, SessionArchive {
     for (const [id, room] of liveRooms) if (!this.live.has(id)) this.live.set(id, { room, session: undefined, events: [], lastSeq: 0 });
     this.step(loaded.events);
 
-    this.listing.apply(loaded.archived, loaded.whole);
+    // A session an owned host completed stays at hand as the archived session it is: between
+    // the refresh that lists it and a load of it (one may be under way, or past the bound)
+    // its page and graph were otherwise not found.
+    for (const session of this.listing.apply(loaded.archived, loaded.whole)) {
+      if (this.archivedSessions.get(session.id) === undefined) this.archivedSessions.set(session.id, session);
+    }
   }
 
   private async loadSession(id: SessionId): Promise<void> {

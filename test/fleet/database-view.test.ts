@@ -277,6 +277,41 @@ describe("the web view of a fleet instance", () => {
     expect((await pageOf(get, "a-live")).agents).toBe("ada");
   });
 
+  it("a session an owned host completed keeps its page and graph when the database's archive lists it, before any load", async () => {
+    const { a, b, viewPool } = await twoRooms();
+    await sessionsInBothRooms(a, b);
+    // No page load may run: what a page shows is what the view holds (as when loads are at their bound, or one is already under way).
+    const { view, get } = await serve(viewPool, { limits: { concurrentLoads: 0 } });
+    const live = sessionFromEvents("a-live", await a.eventsOf("a-live"))!;
+    const listeners = new Set<(step: SessionStep) => void>();
+    const byId: Record<string, Session> = { "a-live": live };
+    view.addOwned(ROOM_A, {
+      onStep: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      session: (id) => byId[id],
+      sessions: { byId },
+    });
+
+    // The host completes the session and its owner archives it; the next refresh lists it from the database.
+    const cancelled = stepSession(live, cancel("a-live"), T0 + 2_300).session!;
+    delete byId["a-live"];
+    for (const listener of listeners) listener({ at: T0 + 2_300, input: cancel("a-live"), before: live, after: cancelled, effects: [] });
+    await write(a, [cancel("a-live")], T0 + 2_300);
+    await archive(a, "a-live");
+    expect((await pageOf(get, "a-live")).sessionStatus).toBe("cancelled");
+    await view.refresh();
+    expect((await listed(get))["a-live"]).toBe("cancelled");
+
+    // The session the host completed is the archived one: it stays at hand, not gone until a load brings it.
+    const page = await pageOf(get, "a-live");
+    expect(page.status).toBe(200);
+    expect(page.sessionStatus).toBe("cancelled");
+    const graph = await get("/sessions/a-live/graph.json");
+    expect(graph.status).toBe(200);
+  });
+
   it("is bounded: the newest archived and live sessions are listed, an older one still opens by its address", async () => {
     const { a, b, viewPool } = await twoRooms();
     await sessionsInBothRooms(a, b);

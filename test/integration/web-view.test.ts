@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExampleAgent } from "../../examples/agents/example-agent.js";
 import { MODELER_SCRIPT, PLANNER_SCRIPT, SAMPLE_PROBLEM } from "../../examples/agents/sample-problem.js";
 import { MFR, Mode } from "../../src/base/vocab.js";
-import { collectPageErrors, launchBrowser, pngByteVariety } from "../support/browser.js";
+import { collectPageErrors, launchBrowser, pngByteVariety, waitForGraphDrawn } from "../support/browser.js";
 import { REPO_ROOT, runCli } from "../support/cli.js";
 import { CoordinatorProcess } from "../support/coordinator-process.js";
 import { TestPeer, type ReceivedMessage } from "../support/peer.js";
@@ -139,7 +139,7 @@ describe("the web view in a browser", () => {
 
     await human.waitForMessage((m) => negotiation("ModelContributionRequest", sessionId)(m) && (m.payload?.json as { round: number }).round === 2, 15_000);
     await page.click(`tr[data-session="${sessionId}"] a`);
-    await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: 10_000 });
+    await waitForGraphDrawn(page, errors);
 
     // One node per model item, the same items as the table; the violation on its node.
     const nodes = await graphNodes(page);
@@ -224,7 +224,7 @@ describe("the web view in a browser", () => {
     // The archived session reads the same after a reload (rebuilt from its logged inputs).
     const liveKinds = kinds.join(",");
     await page.reload();
-    await page.waitForSelector("#model-graph[data-state=drawn]");
+    await waitForGraphDrawn(page, errors, 30_000);
     expect((await page.locator("table.timeline tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))).join(",")).toBe(liveKinds);
     expect(await graphNodes(page)).toHaveLength(MODEL_ITEMS);
 
@@ -269,7 +269,7 @@ describe("the web view in a browser", () => {
     afterThis(() => page.close());
     const errors = collectPageErrors(page);
     await page.goto(new URL(`/sessions/${sessionId}`, url).href);
-    await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: 10_000 });
+    await waitForGraphDrawn(page, errors);
     expect(await page.locator("#session-status").textContent()).toBe("solved");
 
     const nodes = await graphNodes(page);

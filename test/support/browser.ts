@@ -25,6 +25,31 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
 }
 
+/**
+ * Waits until the session page's model graph is drawn. A wait that runs out says what the page
+ * shows instead (the graph box's state, the live line, whether the page script ran) and what
+ * errors it reported, so a failure in CI can be read without a rerun.
+ */
+export async function waitForGraphDrawn(page: Page, errors: readonly string[], timeoutMs = 10_000): Promise<void> {
+  try {
+    await page.waitForSelector("#model-graph[data-state=drawn]", { timeout: timeoutMs });
+  } catch (err) {
+    const shown = await page
+      .evaluate(() => {
+        const { document } = globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null; dataset: Record<string, string | undefined> } | null; body: { dataset: Record<string, string | undefined> } } };
+        return {
+          graphState: document.getElementById("model-graph")?.dataset.state ?? "(none)",
+          graphSrc: document.getElementById("model-graph")?.dataset.src ?? "(none)",
+          liveState: document.getElementById("live-state")?.textContent ?? "(none)",
+          scriptReady: document.body.dataset.ready ?? "(not set)",
+          cytoscapeLoaded: typeof (globalThis as { cytoscape?: unknown }).cytoscape === "function",
+        };
+      })
+      .catch((evalErr: unknown) => ({ unreadable: String(evalErr) }));
+    throw new Error(`the model graph was not drawn within ${timeoutMs} ms; the page shows ${JSON.stringify(shown)}; its errors: ${JSON.stringify(errors)}`, { cause: err });
+  }
+}
+
 /** Every script error and console error a page reports, for a test to assert there are none. */
 export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
