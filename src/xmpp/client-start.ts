@@ -4,7 +4,7 @@
  * promise of "online" before it opens the stream, and drops it when the opening fails; the
  * error that failed the opening (a server that resets the socket before its stream header, or
  * our stop() closing a client that is still starting) also rejects that dropped promise, an
- * unhandled rejection. CI caught one: stop() during a failing attempt, ECONNRESET.
+ * unhandled rejection.
  */
 import { once } from "node:events";
 import type { Client } from "@xmpp/client";

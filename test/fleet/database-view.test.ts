@@ -146,6 +146,20 @@ async function streamUntil(response: Response, until: string, ms = 10_000): Prom
   return text;
 }
 
+/** A host of an owned room holding the sessions of `byId` (which the test changes); its step listeners, for the test to tell of steps. */
+function ownedHost(byId: Record<string, Session>): { host: OwnedHost; listeners: Set<(step: SessionStep) => void> } {
+  const listeners = new Set<(step: SessionStep) => void>();
+  const host: OwnedHost = {
+    onStep: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    session: (id) => byId[id],
+    sessions: { byId },
+  };
+  return { host, listeners };
+}
+
 /** A live session in each room, and an archived one in each, the archived ones started first. */
 async function sessionsInBothRooms(a: PgJournal, b: PgJournal): Promise<void> {
   await write(a, [start("a-done"), contribution("a-done", "ada"), cancel("a-done")], T0);
@@ -237,16 +251,8 @@ describe("the web view of a fleet instance", () => {
     const fromDatabase = sessionFromEvents("a-live", await a.eventsOf("a-live"))!;
     const ahead = stepSession(fromDatabase, contribution("a-live", "cy"), T0 + 2_000).session!;
     const inMemory = stepSession(undefined, start("a-memory"), T0 + 2_100).session!;
-    const listeners = new Set<(step: SessionStep) => void>();
     const byId: Record<string, Session> = { "a-live": ahead, "a-memory": inMemory };
-    const host: OwnedHost = {
-      onStep: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      session: (id) => byId[id],
-      sessions: { byId },
-    };
+    const { host, listeners } = ownedHost(byId);
     view.addOwned(ROOM_A, host);
 
     expect(await listed(get, "?status=live")).toEqual({ "a-memory": "collecting", "a-live": "collecting", "b-live": "collecting" });
@@ -283,16 +289,9 @@ describe("the web view of a fleet instance", () => {
     // No page load may run: what a page shows is what the view holds (as when loads are at their bound, or one is already under way).
     const { view, get } = await serve(viewPool, { limits: { concurrentLoads: 0 } });
     const live = sessionFromEvents("a-live", await a.eventsOf("a-live"))!;
-    const listeners = new Set<(step: SessionStep) => void>();
     const byId: Record<string, Session> = { "a-live": live };
-    view.addOwned(ROOM_A, {
-      onStep: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      session: (id) => byId[id],
-      sessions: { byId },
-    });
+    const { host, listeners } = ownedHost(byId);
+    view.addOwned(ROOM_A, host);
 
     // The host completes the session and its owner archives it; the next refresh lists it from the database.
     const cancelled = stepSession(live, cancel("a-live"), T0 + 2_300).session!;

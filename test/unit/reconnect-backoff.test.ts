@@ -57,6 +57,23 @@ function capturingLogger(): { log: Logger; lines: Array<{ level: number; msg: st
   return { log, lines };
 }
 
+/**
+ * Starts a connection to the loopback port, waits until `count` attempts have failed (each
+ * logs a debug line), however long they take, stops it, and returns its log lines.
+ */
+async function failedAttempts(port: number, count: number, backoff: { baseMs: number; capMs: number }): Promise<Array<{ level: number; msg: string }>> {
+  const { log, lines } = capturingLogger();
+  const connection = new XmppConnection(
+    { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { ...backoff, random: () => 0 } },
+    log,
+  );
+  const starting = connection.start();
+  while (lines.filter((l) => l.msg === "connection attempt failed").length < count) await new Promise((r) => setTimeout(r, 10));
+  await connection.stop();
+  await starting;
+  return lines;
+}
+
 describe("a server that cannot be reached at start", () => {
   it("logs one warning, not one per attempt, while it retries with backoff", async () => {
     // A port that accepts nothing: listen, note the port, close.
@@ -65,16 +82,7 @@ describe("a server that cannot be reached at start", () => {
     const port = (server.address() as { port: number }).port;
     await new Promise<void>((r) => server.close(() => r()));
 
-    const { log, lines } = capturingLogger();
-    const connection = new XmppConnection(
-      { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { baseMs: 10, capMs: 40, random: () => 0 } },
-      log,
-    );
-    const starting = connection.start();
-    // Wait for several attempts (each one logs a debug line), however long they take.
-    while (lines.filter((l) => l.msg === "connection attempt failed").length < 4) await new Promise((r) => setTimeout(r, 10));
-    await connection.stop();
-    await starting;
+    const lines = await failedAttempts(port, 4, { baseMs: 10, capMs: 40 });
     const warnings = lines.filter((l) => l.level >= 40);
     expect(warnings.map((l) => l.msg)).toEqual(["cannot reach the XMPP server yet; retrying with backoff"]);
     expect(lines.some((l) => l.msg === LOST_CONNECTION_LOG)).toBe(false);
@@ -125,15 +133,7 @@ async function attemptsAgainst(answer: (socket: Socket) => void): Promise<{ erro
   process.removeAllListeners("uncaughtException").on("uncaughtException", onEscaped);
   process.removeAllListeners("unhandledRejection").on("unhandledRejection", onEscaped);
   try {
-    const { log, lines } = capturingLogger();
-    const connection = new XmppConnection(
-      { account: { service: `xmpp://127.0.0.1:${port}`, domain: "localhost", username: "u", password: "p", resource: "r" }, maxStanzaBytes: 1024, backoff: { baseMs: 5, capMs: 10, random: () => 0 } },
-      log,
-    );
-    const starting = connection.start();
-    while (lines.filter((l) => l.msg === "connection attempt failed").length < 5) await new Promise((r) => setTimeout(r, 10));
-    await connection.stop();
-    await starting;
+    const lines = await failedAttempts(port, 5, { baseMs: 5, capMs: 10 });
     await new Promise((r) => setTimeout(r, 100));
     return { errors, lines };
   } finally {
